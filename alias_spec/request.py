@@ -1,0 +1,198 @@
+"""A request (JSON, or MLIR memdesc text per side) reduced to primitive facts."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any
+
+from .dtypes import dtype_bits
+from .errors import RequestError
+from .facts import SCOPES, SPACES
+from .layouts import Layout, parse_layout
+from .memdesc import parse_memdesc
+from .physical import EMPTY, footprint
+
+TOP_KEYS = {"source", "result", "scope", "alias_offset_bytes", "init_value", "attributes"}
+META_KEYS = {"name", "description", "expect", "op"}
+SIDE_KEYS = {"kind", "shape", "dtype", "space", "mutable", "layout", "alloc_shape"}
+SOURCE_ONLY = {"view_offsets", "base_offset_bytes", "alloc_alignment"}
+DEFAULT_ALIGNMENT = 16
+MAX_RANK = 16
+
+
+@dataclass(frozen=True)
+class Request:
+    facts: dict[str, int | bool]
+    raw: dict[str, Any]
+    notes: tuple[str, ...] = field(default=())
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _shape(value: Any, fld: str, allow_dynamic: bool) -> list[int | None]:
+    if not isinstance(value, list) or not value:
+        raise RequestError(fld, "must be a non-empty list of dimensions")
+    if len(value) > MAX_RANK:
+        raise RequestError(fld, f"rank {len(value)} exceeds {MAX_RANK}")
+    out: list[int | None] = []
+    for i, d in enumerate(value):
+        if _is_int(d):
+            if not allow_dynamic and d < 0:
+                raise RequestError(f"{fld}[{i}]", f"must be non-negative, got {d}")
+            out.append(d)
+        elif allow_dynamic and (d is None or d == "?"):
+            out.append(None)
+        else:
+            kind = "an integer, null or '?'" if allow_dynamic else "a non-negative integer"
+            raise RequestError(f"{fld}[{i}]", f"must be {kind}, got {json.dumps(d)}")
+    return out
+
+
+def _side(value: Any, name: str, aliases: dict[str, str]) -> dict[str, Any]:
+    if isinstance(value, str):
+        value = parse_memdesc(value, name)
+    if not isinstance(value, dict):
+        raise RequestError(name, f"must be an object or memdesc text, got {type(value).__name__}")
+    allowed = SIDE_KEYS | (SOURCE_ONLY if name == "source" else set())
+    for key in value:
+        if key not in allowed:
+            raise RequestError(f"{name}.{key}", "unknown field")
+    for key in ("shape", "dtype"):
+        if key not in value:
+            raise RequestError(f"{name}.{key}", "missing")
+    return value
+
+
+def _flag(side: dict[str, Any], key: str, fld: str, default: bool) -> bool:
+    v = side.get(key, default)
+    if not isinstance(v, bool):
+        raise RequestError(fld, f"must be true or false, got {json.dumps(v)}")
+    return v
+
+
+def _space(side: dict[str, Any], fld: str) -> int:
+    v = side.get("space", "smem")
+    if v not in SPACES:
+        raise RequestError(fld, f"must be one of {', '.join(SPACES)}, got {json.dumps(v)}")
+    return SPACES[v]
+
+
+def _nonneg_int(side: dict[str, Any], key: str, fld: str, default: int, minimum: int = 0) -> int:
+    v = side.get(key, default)
+    if not _is_int(v) or v < minimum:
+        raise RequestError(fld, f"must be an integer >= {minimum}, got {json.dumps(v)}")
+    return v
+
+
+def _elems(shape: list[int | None]) -> tuple[bool, int]:
+    static = all(d is not None and d >= 0 for d in shape)
+    return static, (prod(shape) if static else 0)  # type: ignore[arg-type]
+
+
+def _source_geometry(src: dict[str, Any], shape: list[int | None], static: bool) -> dict[str, int]:
+    alloc_raw = src.get("alloc_shape")
+    offsets_raw = src.get("view_offsets")
+    if not static:
+        return EMPTY.facts()
+    dims: list[int] = [d for d in shape if d is not None]
+    alloc = dims if alloc_raw is None else _shape(alloc_raw, "source.alloc_shape", False)
+    if any(d is None for d in alloc):
+        raise RequestError("source.alloc_shape", "must be static")
+    alloc_i: list[int] = [int(d) for d in alloc if d is not None]
+    if len(alloc_i) < len(dims):
+        raise RequestError("source.alloc_shape", "rank must be at least the view's rank")
+    offsets = [0] * len(alloc_i) if offsets_raw is None else offsets_raw
+    if (
+        not isinstance(offsets, list)
+        or len(offsets) != len(alloc_i)
+        or not all(_is_int(o) and o >= 0 for o in offsets)
+    ):
+        raise RequestError(
+            "source.view_offsets", f"must be {len(alloc_i)} non-negative integers (one per alloc dim)"
+        )
+    padded = [1] * (len(alloc_i) - len(dims)) + dims
+    for i, (o, d, a) in enumerate(zip(offsets, padded, alloc_i)):
+        if o + d > a:
+            raise RequestError(
+                f"source.view_offsets[{i}]", f"view [{o}, {o + d}) exceeds alloc dim {a}"
+            )
+    return footprint(dims, alloc_i, offsets).facts()
+
+
+def parse_request(obj: Any) -> Request:
+    """Validate one request object and compute its facts; raises RequestError."""
+    if not isinstance(obj, dict):
+        raise RequestError("request", f"must be a JSON object, got {type(obj).__name__}")
+    for key in obj:
+        if key not in TOP_KEYS | META_KEYS:
+            raise RequestError(key, "unknown field")
+    for key in ("source", "result"):
+        if key not in obj:
+            raise RequestError(key, "missing")
+    aliases = obj.get("attributes") or {}
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        raise RequestError("attributes", "must map attribute alias names to MLIR attribute text")
+    src = _side(obj["source"], "source", aliases)
+    res = _side(obj["result"], "result", aliases)
+    notes: list[str] = []
+
+    kind = src.get("kind", "buffered_tensor")
+    if not isinstance(kind, str):
+        raise RequestError("source.kind", f"must be a string, got {json.dumps(kind)}")
+    scope = obj.get("scope", "smem")
+    if scope not in SCOPES:
+        raise RequestError("scope", f"must be one of {', '.join(SCOPES)}, got {json.dumps(scope)}")
+    init = obj.get("init_value", None)
+    offset = obj.get("alias_offset_bytes", 0)
+
+    src_shape = _shape(src["shape"], "source.shape", True)
+    res_shape = _shape(res["shape"], "result.shape", True)
+    src_static, src_elems = _elems(src_shape)
+    res_static, res_elems = _elems(res_shape)
+    src_layout = parse_layout(src.get("layout"), "source.layout", aliases)
+    res_layout = parse_layout(res.get("layout"), "result.layout", aliases)
+    for side_name, lay in (("source", src_layout), ("result", res_layout)):
+        if lay is not None and lay.kind == "unresolved":
+            notes.append(
+                f"{side_name} layout {lay.text} is an undefined alias; treated as unswizzled "
+                "(define it under 'attributes' to check alias.base.aligned)"
+            )
+    default_align = max(DEFAULT_ALIGNMENT, (src_layout or Layout("other")).swizzle_repeat)
+
+    facts: dict[str, int | bool] = {
+        "src_buffered": kind == "buffered_tensor",
+        "init_given": init is not None and init is not False,
+        "scope": SCOPES[scope],
+        "src_space": _space(src, "source.space"),
+        "res_space": _space(res, "result.space"),
+        "src_mutable": _flag(src, "mutable", "source.mutable", True),
+        "res_mutable": _flag(res, "mutable", "result.mutable", True),
+        "off_int": _is_int(offset),
+        "off": offset if _is_int(offset) else 0,
+        "src_bits": dtype_bits(src["dtype"], "source.dtype"),
+        "res_bits": dtype_bits(res["dtype"], "result.dtype"),
+        "src_static": src_static,
+        "res_static": res_static,
+        "src_elems": src_elems,
+        "res_elems": res_elems,
+        "src_base": _nonneg_int(src, "base_offset_bytes", "source.base_offset_bytes", 0),
+        "align": _nonneg_int(src, "alloc_alignment", "source.alloc_alignment", default_align, 1),
+        "swz": (res_layout or Layout("other")).swizzle_repeat,
+    }
+    facts.update(_source_geometry(src, src_shape, src_static))
+    return Request(facts=facts, raw=obj, notes=tuple(notes))
+
+
+def load_requests(text: str) -> list[Any]:
+    """Parse JSON text holding one request or a list of requests."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RequestError("input", f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except (RecursionError, ValueError) as exc:
+        raise RequestError("input", f"unreadable JSON: {str(exc)[:80]}") from None
+    return data if isinstance(data, list) else [data]

@@ -1,0 +1,1 @@
+"""Compiler artifacts generated from the spec (C++ verifier, Python checks, Gluon frontend)."""

@@ -1,0 +1,1 @@
+"""The rules as SMT constraints: checking, fixes, theorems and boundary cases."""
