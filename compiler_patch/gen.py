@@ -1,0 +1,38 @@
+"""`alias-spec gen`: write every generated artifact, or check that they are up to date."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _targets() -> list[tuple[str, Callable[[], str]]]:
+    """(path relative to the repo root, generator) for every generated file."""
+    from . import gen_python
+
+    return [("compiler_patch/generated/alias_checks.py", gen_python.generate)]
+
+
+def run(check: bool, root: Path = ROOT) -> int:
+    """Write (or with ``check`` compare) every artifact; 1 when any is stale."""
+    stale = []
+    for rel, make in _targets():
+        path = root / rel
+        text = make()
+        if check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(rel)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+                print(f"wrote {rel}")
+    if stale:
+        print("stale generated files (run `alias-spec gen`):", file=sys.stderr)
+        for rel in stale:
+            print(f"  {rel}", file=sys.stderr)
+        return 1
+    return 0
