@@ -1,0 +1,238 @@
+"""Generator: the Gluon lowering's recipe choice as a pure-Python predicate module.
+
+Which Gluon op sequence can express an alias on the installed Triton is a question of the same
+kind as the alias rules, so it is written the same way: formulas in the spec's DSL over the
+spec's facts plus a few recipe facts that only the lowering needs. Rendering them here keeps the
+choice data (reviewable, solvable with z3 on this side) and the GPU side free of z3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from alias_spec import dsl
+from alias_spec.catalogue import RULES
+from alias_spec.facts import CONSTANTS, DEFINITIONS, sorts
+
+from .gen_python import PY
+
+HEADER = (
+    "# Generated from compiler_patch/gen_recipes.py by `alias-spec gen`.\n"
+    "# Do not edit: change the formulas there and regenerate.\n"
+)
+
+
+@dataclass(frozen=True)
+class RecipeFact:
+    name: str
+    sort: str
+    doc: str
+
+
+RECIPE_FACTS: tuple[RecipeFact, ...] = (
+    RecipeFact("tv", dsl.INT, "installed Triton version as major * 100 + minor (306 for 3.6)"),
+    RecipeFact("res_rank", dsl.INT, "rank of the result shape"),
+    RecipeFact("res_d0_pow2", dsl.BOOL, "the result's first dim is a power of 2"),
+    RecipeFact("res_tail_pow2", dsl.BOOL, "every result dim after the first is a power of 2"),
+    RecipeFact("res_layout_rank", dsl.INT, "rank of the result's shared layout"),
+    RecipeFact(
+        "res_layout_bits", dsl.INT, "element bit width an NVMMA result layout names, else 0"
+    ),
+    RecipeFact(
+        "src_sub", dsl.BOOL, "the source's memdesc type is a subview (shape != alloc_shape)"
+    ),
+    RecipeFact(
+        "src_model",
+        dsl.BOOL,
+        "the spec's dense byte model describes the source view (false for a subslice that "
+        "cuts a swizzled or NVMMA-tiled dim, whose bytes Triton places elsewhere)",
+    ),
+    RecipeFact("gran", dsl.INT, "largest power of 2 dividing off (0 when off is 0)"),
+)
+
+# Abbreviations used below only (the spec's own definitions are inlined as well).
+LOCAL_DEFINITIONS: tuple[tuple[str, str], ...] = (
+    ("src_contig", "not src_sub or c0 * c1 * c2 == 1"),
+)
+
+
+@dataclass(frozen=True)
+class Support:
+    """A condition the installed Triton needs; each failing one is a lowering.unsupported."""
+
+    check: str
+    formula: str
+    reason: str
+    fix: str
+    values: tuple[str, ...]
+
+
+SUPPORT: tuple[Support, ...] = (
+    Support(
+        "shape.rank",
+        "res_rank >= 1",
+        "a shared-memory descriptor needs rank >= 1",
+        "give the result at least one dimension",
+        ("res_rank",),
+    ),
+    Support(
+        "shape.empty",
+        "res_elems >= 1",
+        "the result has no elements",
+        "give every result dim a positive size",
+        ("res_elems",),
+    ),
+    Support(
+        "dtype.bytes",
+        "res_bits % 8 == 0",
+        "Gluon cannot view sub-byte elements in shared memory",
+        "alias with an element type of 8, 16, 32 or 64 bits",
+        ("res_bits",),
+    ),
+    Support(
+        "shape.pow2",
+        "res_tail_pow2 and (res_rank >= 2 or res_d0_pow2)",
+        "every result dim after the first must be a power of 2, and so must a 1-D result "
+        "(Triton aborts the process on a non-power-of-2 1-D shared view)",
+        "pad the result shape to powers of 2 (only the leading dim of a rank >= 2 result may "
+        "be any size)",
+        ("res_rank",),
+    ),
+    Support(
+        "layout.rank",
+        "res_layout_rank == res_rank or res_layout_rank + 1 == res_rank",
+        "the result layout's rank must equal the result rank or be one less (a leading buffer dim)",
+        "pass a layout built for the result's rank",
+        ("res_layout_rank", "res_rank"),
+    ),
+    Support(
+        "layout.dtype",
+        "res_layout_bits == 0 or res_layout_bits == res_bits",
+        "the NVMMA layout names another element width than the result dtype",
+        "build the NVMMA layout with element_bitwidth equal to the result dtype's width",
+        ("res_layout_bits", "res_bits"),
+    ),
+    Support(
+        "source.model",
+        "src_model",
+        "the source is a subslice that cuts a swizzled or NVMMA-tiled dim; Triton places its "
+        "bytes where the spec's dense byte model does not expect them, so no check can vouch "
+        "for the alias",
+        "alias the parent descriptor (or a slice along its leading dim) and fold the slice "
+        "position into alias_offset_bytes",
+        (),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    formula: str
+    ops: str  # the Gluon op sequence, for docs and messages
+
+
+RECIPES: tuple[Recipe, ...] = (
+    Recipe(
+        "view",
+        "off == 0 and (tv <= 307 or (tv == 308 and not src_sub and res_bytes == src_bytes) or "
+        "(tv >= 309 and src_contig and res_bytes <= src_bytes))",
+        "src._reinterpret(D, S, L)",
+    ),
+    Recipe(
+        "index",
+        "res_bytes >= 1 and off % res_bytes == 0 and res_d0_pow2 and res_layout_rank == res_rank "
+        "and (tv <= 307 or (tv == 308 and not src_sub and src_bytes % res_bytes == 0) or "
+        "(tv >= 309 and src_contig))",
+        "src._reinterpret(D, [M, *S], L).index(off // B)._reinterpret(D, S, L)",
+    ),
+    Recipe(
+        "granule",
+        "tv <= 307 and gran >= 1 and off % gran == 0",
+        "src._reinterpret(int8, [K, g], L1).index(off // g)._reinterpret(D, S, L)",
+    ),
+)
+
+
+def recipe_sorts() -> dict[str, str]:
+    out = sorts()
+    out.update({f.name: f.sort for f in RECIPE_FACTS})
+    return out
+
+
+def _env() -> dict[str, dsl.Expr]:
+    env: dict[str, dsl.Expr] = {k: dsl.const(v) for k, v in CONSTANTS.items()}
+    for name, text, _ in DEFINITIONS:
+        env[name] = dsl.substitute(dsl.parse(text), env)
+    for name, text in LOCAL_DEFINITIONS:
+        env[name] = dsl.substitute(dsl.parse(text), env)
+    return env
+
+
+def expand(text: str) -> dsl.Expr:
+    """Formula text with every definition inlined, type-checked against all fact sorts."""
+    e = dsl.substitute(dsl.parse(text), _env())
+    dsl.sort_of(e, recipe_sorts())
+    return e
+
+
+def _fn(prefix: str, name: str) -> str:
+    return f"_{prefix}_" + name.replace(".", "_")
+
+
+def generate() -> str:
+    out = [HEADER, '"""Recipe choice for lowering tle.gpu.alloc(alias=...) onto Gluon ops."""', ""]
+    out += ["from __future__ import annotations", "", "from collections.abc import Mapping", ""]
+    out += [f"RECIPE_FACTS = {tuple(f.name for f in RECIPE_FACTS)!r}"]
+    offset_fix = tuple(r.id for r in RULES if r.fix == "offset")
+    size_fix = tuple(r.id for r in RULES if r.fix == "size")
+    out += [f"OFFSET_FIXABLE = frozenset({offset_fix!r})"]
+    out += [f"SIZE_FIXABLE = frozenset({size_fix!r})", ""]
+    for s in SUPPORT:
+        values = ", ".join(f"{n!r}: {dsl.render(expand(n), PY)}" for n in s.values)
+        out += [
+            "",
+            f"def {_fn('support', s.check)}(f: Mapping[str, int | bool]) -> dict | None:",
+            f'    """{s.check}: {s.formula}"""',
+            f"    if {dsl.render(expand(s.formula), PY)}:",
+            "        return None",
+            f"    return {{{values}}}",
+            "",
+        ]
+    for r in RECIPES:
+        out += [
+            "",
+            f"def {_fn('recipe', r.name)}(f: Mapping[str, int | bool]) -> bool:",
+            f'    """{r.ops}"""',
+            f"    return bool({dsl.render(expand(r.formula), PY)})",
+            "",
+        ]
+    out += ["", "SUPPORT = ("]
+    out += [
+        f"    ({s.check!r}, {s.reason!r}, {s.fix!r}, {_fn('support', s.check)})," for s in SUPPORT
+    ]
+    out += [")", "RECIPES = ("]
+    out += [f"    ({r.name!r}, {r.ops!r}, {_fn('recipe', r.name)})," for r in RECIPES]
+    out += [
+        ")",
+        "",
+        "",
+        "def unsupported(f: Mapping[str, int | bool]) -> list[tuple[str, str, str, dict]]:",
+        '    """(check, reason, fix, values) for every condition the installed Triton lacks."""',
+        "    out = []",
+        "    for check, reason, fix, fn in SUPPORT:",
+        "        values = fn(f)",
+        "        if values is not None:",
+        "            out.append((check, reason, fix, values))",
+        "    return out",
+        "",
+        "",
+        "def choose(f: Mapping[str, int | bool]) -> str | None:",
+        '    """The first recipe whose predicate holds, or None."""',
+        "    for name, _, fn in RECIPES:",
+        "        if fn(f):",
+        "            return name",
+        "    return None",
+        "",
+    ]
+    return "\n".join(out)
