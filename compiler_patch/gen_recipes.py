@@ -42,6 +42,12 @@ RECIPE_FACTS: tuple[RecipeFact, ...] = (
         "src_sub", dsl.BOOL, "the source's memdesc type is a subview (shape != alloc_shape)"
     ),
     RecipeFact(
+        "src_alloc_pow2", dsl.BOOL, "every dim of the source type's alloc_shape is a power of 2"
+    ),
+    RecipeFact(
+        "src_layout_full", dsl.BOOL, "the source layout's rank equals its alloc_shape's rank"
+    ),
+    RecipeFact(
         "src_model",
         dsl.BOOL,
         "the spec's dense byte model describes the source view (false for a subslice that "
@@ -111,6 +117,15 @@ SUPPORT: tuple[Support, ...] = (
         "the NVMMA layout names another element width than the result dtype",
         "build the NVMMA layout with element_bitwidth equal to the result dtype's width",
         ("res_layout_bits", "res_bits"),
+    ),
+    Support(
+        "source.subview",
+        "not src_sub or (src_alloc_pow2 and src_layout_full)",
+        "Triton 3.6 aborts the process when it folds the offset of a subslice whose parent has a "
+        "non-power-of-2 dim or a leading buffer dim outside its layout",
+        "alias the parent descriptor (or an index of it) and fold the slice position into "
+        "alias_offset_bytes",
+        (),
     ),
     Support(
         "source.model",

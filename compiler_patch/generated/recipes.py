@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-RECIPE_FACTS = ('tv', 'res_rank', 'res_d0_pow2', 'res_tail_pow2', 'res_layout_rank', 'res_layout_bits', 'src_sub', 'src_model', 'gran')
+RECIPE_FACTS = ('tv', 'res_rank', 'res_d0_pow2', 'res_tail_pow2', 'res_layout_rank', 'res_layout_bits', 'src_sub', 'src_alloc_pow2', 'src_layout_full', 'src_model', 'gran')
 OFFSET_FIXABLE = frozenset(('alias.offset.nonneg', 'alias.offset.i32', 'alias.offset.aligned', 'alias.range.fits', 'alias.range.physical', 'alias.address.aligned', 'alias.base.aligned'))
 SIZE_FIXABLE = frozenset(())
 
@@ -54,6 +54,13 @@ def _support_layout_dtype(f: Mapping[str, int | bool]) -> dict | None:
     return {'res_layout_bits': f['res_layout_bits'], 'res_bits': f['res_bits']}
 
 
+def _support_source_subview(f: Mapping[str, int | bool]) -> dict | None:
+    """source.subview: not src_sub or (src_alloc_pow2 and src_layout_full)"""
+    if not f['src_sub'] or f['src_alloc_pow2'] and f['src_layout_full']:
+        return None
+    return {}
+
+
 def _support_source_model(f: Mapping[str, int | bool]) -> dict | None:
     """source.model: src_model"""
     if f['src_model']:
@@ -83,6 +90,7 @@ SUPPORT = (
     ('shape.pow2', 'every result dim after the first must be a power of 2, and so must a 1-D result (Triton aborts the process on a non-power-of-2 1-D shared view)', 'pad the result shape to powers of 2 (only the leading dim of a rank >= 2 result may be any size)', _support_shape_pow2),
     ('layout.rank', "the result layout's rank must equal the result rank or be one less (a leading buffer dim)", "pass a layout built for the result's rank", _support_layout_rank),
     ('layout.dtype', 'the NVMMA layout names another element width than the result dtype', "build the NVMMA layout with element_bitwidth equal to the result dtype's width", _support_layout_dtype),
+    ('source.subview', 'Triton 3.6 aborts the process when it folds the offset of a subslice whose parent has a non-power-of-2 dim or a leading buffer dim outside its layout', 'alias the parent descriptor (or an index of it) and fold the slice position into alias_offset_bytes', _support_source_subview),
     ('source.model', "the source is a subslice that cuts a swizzled or NVMMA-tiled dim; Triton places its bytes where the spec's dense byte model does not expect them, so no check can vouch for the alias", 'alias the parent descriptor (or a slice along its leading dim) and fold the slice position into alias_offset_bytes', _support_source_model),
 )
 RECIPES = (

@@ -15,6 +15,7 @@ from typing import Any
 
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language._core import _unwrap_if_constexpr, builtin
+from triton.runtime.jit import JITCallable
 
 from .. import lowering
 from ..generated import alias_checks, recipes
@@ -58,14 +59,40 @@ class TLEError(ValueError):
         super().__init__("\n".join(lines))
 
 
+class buffered_tensor_type(gl.shared_memory_descriptor_type):
+    """The descriptor type plus the view's place. Triton rebuilds values from their type when
+    it enters a loop or branch; the place survives only for the very value it was computed
+    for, so a loop-carried or merged descriptor (a new IR value) loses it, soundly."""
+
+    def __init__(self, element_ty, shape, layout, alloc_shape, place=None, origin=None):
+        super().__init__(element_ty, shape, layout, alloc_shape)
+        self.place, self.origin = place, origin
+
+    def _unflatten_ir(self, handles, cursor):
+        handle = handles[cursor]
+        same = self.origin is not None and handle.id() == self.origin
+        value = buffered_tensor(
+            handle,
+            self.element_ty,
+            self.shape,
+            self.layout,
+            self.alloc_shape,
+            self.place if same else None,
+        )
+        return value, cursor + 1
+
+
 class buffered_tensor(gl.shared_memory_descriptor):
     """A Gluon shared-memory descriptor that also knows where it sits in its allocation, so
-    that aliases of it (and of its ``index``/``slice`` views) compose offsets exactly. Values
-    carried through loops or calls become plain descriptors and lose that knowledge."""
+    that aliases of it (and of its ``index``/``slice`` views) compose offsets exactly."""
 
     def __init__(self, handle, element_ty, shape, layout, alloc_shape, place: Place | None = None):
         super().__init__(handle, element_ty, shape, layout, alloc_shape)
-        self._tle_place = place
+        self.type = buffered_tensor_type(element_ty, shape, layout, alloc_shape, place, handle.id())
+
+    @property
+    def _tle_place(self) -> Place | None:
+        return self.type.place
 
     @staticmethod
     def _wrap(desc: Any, place: Place | None) -> buffered_tensor:
@@ -77,11 +104,9 @@ class buffered_tensor(gl.shared_memory_descriptor):
         out = super().index(index, _semantic=_semantic)
         i = _unwrap_if_constexpr(index)
         static = isinstance(i, int) and not isinstance(i, bool)
-        place = (
-            self._tle_place.index(tuple(self.shape), i if static else None)
-            if self._tle_place
-            else None
-        )
+        place = self._tle_place
+        if place is not None:
+            place = place.index(tuple(self.shape), i if static else None)
         return self._wrap(out, place)
 
     @builtin
@@ -89,9 +114,8 @@ class buffered_tensor(gl.shared_memory_descriptor):
         out = super().slice(start, length, dim, _semantic=_semantic)
         place = self._tle_place
         if place is not None:
-            place = place.slice(
-                self.rank, int(_unwrap_if_constexpr(start)), int(_unwrap_if_constexpr(dim))
-            )
+            start, dim = int(_unwrap_if_constexpr(start)), int(_unwrap_if_constexpr(dim))
+            place = place.slice(self.rank, start, dim)
         return self._wrap(out, place)
 
     @builtin
@@ -152,17 +176,21 @@ def _source_view(src: Any) -> SourceView:
         place = src._tle_place if isinstance(src, buffered_tensor) else None
         alloc_shape = list(src.type.alloc_shape)
         if place is None:
-            place = Place.foreign(list(src.shape), alloc_shape, layout_info(src.layout), eb)
+            lost = isinstance(src, buffered_tensor)
+            place = Place.foreign(list(src.shape), alloc_shape, layout_info(src.layout), eb, lost)
         mutable = re.search(r",\s*mutable\b", str(src.handle.get_type())) is not None
         subview = list(src.shape) != alloc_shape
-        return SourceView(True, SMEM, mutable, bits, tuple(src.shape), place, subview)
+        lrank = layout_info(src.layout).rank
+        return SourceView(
+            True, SMEM, mutable, bits, tuple(src.shape), place, subview, tuple(alloc_shape), lrank
+        )
     if type(src).__name__ == "tensor_memory_descriptor":
         return SourceView(True, TMEM, True, src.dtype.primitive_bitwidth, tuple(src.shape), None)
     return SourceView(False)
 
 
 _STATIC_FIXES = {
-    "alias.source.kind": "pass a shared-memory descriptor (tle.gpu.alloc, gl.allocate_shared_memory)",
+    "alias.source.kind": "pass a shared-memory descriptor (from tle.gpu.alloc or Gluon)",
     "alias.init_value": "drop init_value; store into the alias after creating it if needed",
     "alias.scope.smem": "use scope=tle.smem and a shared-memory source",
     "alias.space.match": "use scope=tle.smem and a shared-memory source",
@@ -327,3 +355,22 @@ def alloc(
         else None
     )
     return buffered_tensor._wrap(out, place)
+
+
+class _ProfileKey(JITCallable):
+    """Puts the alias profile into Triton's cache key of every kernel that calls ``alloc``, so
+    a binary accepted under one profile is never reused under another. Triton computes a
+    kernel's key once per process: choose the profile before the first compile."""
+
+    def __init__(self) -> None:  # no function behind it; only the key matters
+        self.used_global_vals = {}
+        self.hash = None
+
+    @property
+    def cache_key(self) -> str:
+        return f"compiler_patch.tle alias profile {_profile()}"
+
+
+# Triton hashes an "aggregate" global through its hash_attrs; alloc stays a builtin.
+alloc.__triton_aggregate__ = True
+alloc.hash_attrs = [_ProfileKey()]

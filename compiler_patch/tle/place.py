@@ -142,23 +142,30 @@ class Place:
 
     @staticmethod
     def foreign(
-        shape: list[int], alloc_shape: list[int], layout: LayoutInfo, elem_bytes: int
+        shape: list[int],
+        alloc_shape: list[int],
+        layout: LayoutInfo,
+        elem_bytes: int,
+        lost: bool = False,
     ) -> Place:
-        """A descriptor from plain Gluon: its position in the allocation is unknown, so assume
-        only what any view of its kind guarantees."""
+        """A descriptor whose position in its allocation is unknown. A plain Gluon descriptor
+        that is not a subview is assumed to start where its layout's alignment allows (as an
+        allocation or an index of one does); a tle descriptor that lost its place (carried
+        through a loop, branch or call) only where its element width allows."""
         block = tuple(alloc_shape)
-        if tuple(shape) == block[len(block) - len(shape) :]:
-            nbytes = prod(shape) * elem_bytes
-            align = (
-                min(layout.base_alignment, pow2_part(nbytes)) if nbytes else layout.base_alignment
+        nbytes = prod(shape) * elem_bytes
+        if lost:
+            align = elem_bytes
+            note = (
+                "the source was carried through a loop, branch or call, so its position is unknown"
             )
-            offsets: tuple[int, ...] | None = (0,) * len(block)
+        elif tuple(shape) == block[len(block) - len(shape) :] and nbytes:
+            align = min(layout.base_alignment, pow2_part(nbytes))
+            note = "the source was not created by tle.gpu.alloc; its layout's alignment is assumed"
         else:
-            align, offsets = elem_bytes, None
-        note = (
-            "the source was not created by tle.gpu.alloc, so only its layout's alignment is assumed"
-        )
-        return Place(0, max(align, 1), block, offsets, layout, elem_bytes, False, (note,))
+            align = elem_bytes
+            note = "the source is a subview not created by tle.gpu.alloc; its position is unknown"
+        return Place(0, max(align, 1), block, None, layout, elem_bytes, False, (note,))
 
     def start_bytes(self, shape: tuple[int, ...]) -> int:
         return (
@@ -239,6 +246,8 @@ class SourceView:
     shape: tuple[int, ...] = ()
     place: Place | None = None
     subview: bool = False  # Triton's type is a subview (shape != alloc_shape)
+    alloc_shape: tuple[int, ...] = ()  # Triton's alloc_shape of the source type
+    layout_rank: int = 0  # rank of the source's layout
 
 
 def alias_facts(
@@ -312,6 +321,8 @@ def recipe_facts(
         "res_layout_rank": res_layout.rank,
         "res_layout_bits": res_layout.bits if res_layout.kind == "nvmma" else 0,
         "src_sub": src.subview,
+        "src_alloc_pow2": all(is_pow2(d) for d in src.alloc_shape),
+        "src_layout_full": src.layout_rank == len(src.alloc_shape),
         "src_model": place is None or place.model_holds(src.shape),
         "gran": pow2_part(off) if off > 0 else 0,
     }

@@ -1,0 +1,48 @@
+"""The buffered-flush pattern from the reinterpret seed, with tle.gpu.alloc(alias=...).
+
+Events are written one row at a time through ``smem.index(j)`` (a leading buffer dim outside
+the layout), then the whole buffer is read at once through a 2-D alias of the same bytes.
+
+    python examples/smem_flush.py      # needs a CUDA GPU
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from compiler_patch import tle  # noqa: E402
+
+
+@gluon.jit
+def smem_flush_kernel(out_ptr, EVENTS: gl.constexpr):
+    B: gl.constexpr = gl.BlockedLayout([1, 2], [32, 1], [gl.num_warps(), 1], [1, 0])
+    smem = tle.gpu.alloc([EVENTS, 2], gl.uint32, layout=gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    for j in range(EVENTS):
+        smem.index(j).store(gl.full([2], j, gl.uint32, layout=gl.SliceLayout(0, B)))
+    gl.thread_barrier()
+    flat = tle.gpu.alloc(
+        [EVENTS, 2], gl.uint32, layout=gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), alias=smem
+    )
+    rows = gl.arange(0, EVENTS, layout=gl.SliceLayout(1, B))
+    cols = gl.arange(0, 2, layout=gl.SliceLayout(0, B))
+    gl.store(out_ptr + gl.expand_dims(rows, 1) * 2 + gl.expand_dims(cols, 0), flat.load(B))
+
+
+def run() -> dict[str, bool]:
+    import torch
+
+    out = torch.zeros(32, 2, dtype=torch.int32, device="cuda")
+    smem_flush_kernel[(1,)](out, 32, num_warps=1)
+    torch.cuda.synchronize()
+    want = torch.arange(32, dtype=torch.int32, device="cuda")[:, None].expand(32, 2)
+    return {"flush_rows_match": bool(torch.equal(out, want))}
+
+
+if __name__ == "__main__":
+    print(run())
