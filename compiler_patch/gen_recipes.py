@@ -119,6 +119,15 @@ SUPPORT: tuple[Support, ...] = (
         ("res_layout_bits", "res_bits"),
     ),
     Support(
+        "base.align16",
+        "abs_off % 16 == 0 and align % 16 == 0",
+        "Triton 3.6 assumes every shared-memory view starts 16-byte aligned and may access it "
+        "with ldmatrix/stmatrix or 16-byte vectors; a view starting elsewhere faulted on an H200 "
+        "(misaligned address) even where its elements were aligned",
+        "choose alias_offset_bytes so that the alias starts on a 16-byte boundary",
+        ("abs_off", "align"),
+    ),
+    Support(
         "source.subview",
         "not src_sub or (src_alloc_pow2 and src_layout_full)",
         "Triton 3.6 aborts the process when it folds the offset of a subslice whose parent has a "

@@ -25,10 +25,11 @@ import z3
 
 from alias_spec.interp import check_facts
 from alias_spec.request import parse_request
+from compiler_patch import gen_recipes
 from compiler_patch.generated import recipes
 from compiler_patch.tle.place import LayoutInfo, Place, alias_facts, recipe_facts
 
-from .z3expr import fact_vars, invariants, pin, valid
+from .z3expr import fact_vars, invariants, pin, to_z3, valid
 
 PROFILE = "safe"
 TV = 306
@@ -256,9 +257,22 @@ def sample_result(
 # Offsets by z3, and the three-way check of every step.
 
 
-def solve_offset(facts: dict[str, int | bool], kind: str, rng: random.Random) -> int | None:
+def lowering_terms(env: dict[str, Any], rfacts: dict[str, int | bool]) -> list[Any]:
+    """The generated lowering's support conditions as z3 terms (recipe facts pinned; none of
+    them depends on the offset except through the spec facts)."""
+    full = dict(env)
+    for f in gen_recipes.RECIPE_FACTS:
+        v = rfacts[f.name]
+        full[f.name] = z3.BoolVal(bool(v)) if isinstance(v, bool) else z3.IntVal(int(v))
+    return [to_z3(gen_recipes.expand(s.formula), full) for s in gen_recipes.SUPPORT]
+
+
+def solve_offset(
+    facts: dict[str, int | bool], rfacts: dict[str, int | bool], kind: str, rng: random.Random
+) -> int | None:
     env = fact_vars()
     base = [invariants(env), valid(PROFILE, env), env["off_int"], *pin(env, facts, skip=("off",))]
+    base += lowering_terms(env, rfacts)
     off = env["off"]
     opt = z3.Optimize()
     opt.add(*base)
@@ -359,15 +373,16 @@ def build_case(rng: random.Random, ident: str) -> dict[str, Any] | None:
         shape, dtype, layout = picked
         res = {"shape": shape, "dtype": dtype, "layout": layout}
         _, facts = step_facts(src, place, res, 0)
-        off = solve_offset(facts, rng.choice(OFFSET_KINDS), rng)
+        src_view = SourceViewFor(src, place)
+        rf0 = recipe_facts(src_view, shape, info(layout), 0, TV)
+        off = solve_offset(facts, rf0, rng.choice(OFFSET_KINDS), rng)
         if off is None:
-            off = solve_offset(facts, "min_pos", rng)
+            off = solve_offset(facts, rf0, "min_pos", rng)
         if off is None:
             return None
         request, facts = step_facts(src, place, res, off)
         if not check_facts(facts, PROFILE).valid:
             raise AssertionError(f"z3 picked an offset the interpreter rejects: {request}")
-        src_view = SourceViewFor(src, place)
         rf = dict(facts, **recipe_facts(src_view, shape, info(layout), off, TV))
         if recipes.unsupported(rf):
             return None

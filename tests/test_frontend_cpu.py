@@ -94,6 +94,9 @@ def _facts(**over):
         gran=0,
         src_alloc_pow2=True,
         src_layout_full=True,
+        src_base=0,
+        src_start=0,
+        align=1024,
     )
     base.update(over)
     return base
@@ -295,6 +298,8 @@ def reject_kernel(x_ptr, n, CASE: gl.constexpr):
     elif CASE == "lowering.unsupported.subview":
         part = tle.gpu.alloc([3, 16, 64], gl.float16, layout=PLAIN2).slice(1, 1)
         tle.gpu.alloc([16, 64], gl.float16, layout=PLAIN2, alias=part)  # c:U4
+    elif CASE == "lowering.unsupported.align16":
+        tle.gpu.alloc([64], gl.int32, layout=L1, alias=by, alias_offset_bytes=4)  # c:U6
     elif CASE == "lowering.unsupported.model":
         right = tle.gpu.alloc([64, 128], gl.float16, layout=NVMMA128).slice(64, 64, 1)
         tle.gpu.alloc([1, 64], gl.float16, layout=PLAIN2, alias=right)  # c:U5
@@ -320,6 +325,7 @@ REJECTS = [
     ("lowering.unsupported.layout_dtype", "U3"),
     ("lowering.unsupported.subview", "U4"),
     ("lowering.unsupported.model", "U5"),
+    ("lowering.unsupported.align16", "U6"),
 ]
 
 
@@ -353,6 +359,12 @@ def test_offset_fix_is_the_nearest_valid_offset() -> None:
     with pytest.raises(CompilationError) as info:
         compile_kernel(reject_kernel, {"x_ptr": "*fp16", "n": "i32"}, {"CASE": "alias.range.fits"})
     assert "fix: alias_offset_bytes=4096" in str(info.value)
+    # An element-aligned offset that Triton cannot lower (not 16-byte aligned) gets one it can.
+    with pytest.raises(CompilationError) as info:
+        compile_kernel(
+            reject_kernel, {"x_ptr": "*fp16", "n": "i32"}, {"CASE": "lowering.unsupported.align16"}
+        )
+    assert "base.align16" in str(info.value) and "fix: alias_offset_bytes=0" in str(info.value)
 
 
 @gluon.jit

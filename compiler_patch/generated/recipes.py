@@ -54,6 +54,13 @@ def _support_layout_dtype(f: Mapping[str, int | bool]) -> dict | None:
     return {'res_layout_bits': f['res_layout_bits'], 'res_bits': f['res_bits']}
 
 
+def _support_base_align16(f: Mapping[str, int | bool]) -> dict | None:
+    """base.align16: abs_off % 16 == 0 and align % 16 == 0"""
+    if (f['src_base'] + f['src_start'] * ((f['src_bits'] + 7) // 8) + f['off']) % 16 == 0 and f['align'] % 16 == 0:
+        return None
+    return {'abs_off': f['src_base'] + f['src_start'] * ((f['src_bits'] + 7) // 8) + f['off'], 'align': f['align']}
+
+
 def _support_source_subview(f: Mapping[str, int | bool]) -> dict | None:
     """source.subview: not src_sub or (src_alloc_pow2 and src_layout_full)"""
     if not f['src_sub'] or f['src_alloc_pow2'] and f['src_layout_full']:
@@ -90,6 +97,7 @@ SUPPORT = (
     ('shape.pow2', 'every result dim after the first must be a power of 2, and so must a 1-D result (Triton aborts the process on a non-power-of-2 1-D shared view)', 'pad the result shape to powers of 2 (only the leading dim of a rank >= 2 result may be any size)', _support_shape_pow2),
     ('layout.rank', "the result layout's rank must equal the result rank or be one less (a leading buffer dim)", "pass a layout built for the result's rank", _support_layout_rank),
     ('layout.dtype', 'the NVMMA layout names another element width than the result dtype', "build the NVMMA layout with element_bitwidth equal to the result dtype's width", _support_layout_dtype),
+    ('base.align16', 'Triton 3.6 assumes every shared-memory view starts 16-byte aligned and may access it with ldmatrix/stmatrix or 16-byte vectors; a view starting elsewhere faulted on an H200 (misaligned address) even where its elements were aligned', 'choose alias_offset_bytes so that the alias starts on a 16-byte boundary', _support_base_align16),
     ('source.subview', 'Triton 3.6 aborts the process when it folds the offset of a subslice whose parent has a non-power-of-2 dim or a leading buffer dim outside its layout', 'alias the parent descriptor (or an index of it) and fold the slice position into alias_offset_bytes', _support_source_subview),
     ('source.model', "the source is a subslice that cuts a swizzled or NVMMA-tiled dim; Triton places its bytes where the spec's dense byte model does not expect them, so no check can vouch for the alias", 'alias the parent descriptor (or a slice along its leading dim) and fold the slice position into alias_offset_bytes', _support_source_model),
 )

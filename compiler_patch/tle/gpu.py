@@ -201,8 +201,11 @@ _STATIC_FIXES = {
 }
 
 
-def _nearest_offset(facts: dict[str, int | bool], profile: str) -> int | None:
-    """The valid offset nearest the requested one (smaller first on ties), or None."""
+def _nearest_offset(
+    facts: dict[str, int | bool], profile: str, lowering_too: bool = False
+) -> int | None:
+    """The valid offset nearest the requested one (smaller first on ties), or None. With
+    ``lowering_too`` (facts include the recipe facts) the installed Triton must support it."""
     eb = (int(facts["res_bits"]) + 7) // 8
     src_bytes = int(facts["src_elems"]) * ((int(facts["src_bits"]) + 7) // 8)
     if eb < 1 or not facts["off_int"]:
@@ -211,9 +214,12 @@ def _nearest_offset(facts: dict[str, int | bool], profile: str) -> int | None:
     hi = max(src_bytes, 0)
     candidates = sorted(range(0, hi + 1, eb), key=lambda c: (abs(c - off), c))[: 1 << 15]
     for c in candidates:
-        trial = dict(facts, off=c)
-        if not any(v.rule in recipes.OFFSET_FIXABLE for v in alias_checks.check(trial, profile)):
-            return c
+        trial = dict(facts, off=c, gran=c & -c)
+        if any(v.rule in recipes.OFFSET_FIXABLE for v in alias_checks.check(trial, profile)):
+            continue
+        if lowering_too and lowering.choose(trial)[0] is None:
+            continue
+        return c
     return None
 
 
@@ -236,11 +242,15 @@ def _reject(
     violations: list[Any],
     res_shape: list[Any],
     notes: tuple[str, ...],
+    rextra: dict[str, int | bool] | None = None,
 ) -> TLEError:
     lines = [f"tle.gpu.alloc(alias=...) violates the alias spec (profile {profile!r}):"]
     fix_off = fix_d0 = None
     if any(v.rule in recipes.OFFSET_FIXABLE for v in violations):
-        fix_off = _nearest_offset(facts, profile)
+        if rextra is not None:  # prefer an offset the installed Triton can also lower
+            fix_off = _nearest_offset(dict(facts, **rextra), profile, lowering_too=True)
+        if fix_off is None:
+            fix_off = _nearest_offset(facts, profile)
         if fix_off is None and res_shape and all(isinstance(d, int) for d in res_shape):
             fix_d0 = _nearest_d0(facts, profile, res_shape)
     for v in violations:
@@ -259,11 +269,16 @@ def _reject(
     return TLEError(lines, [v.rule for v in violations])
 
 
-def _unsupported(reasons: list[tuple[str, str, str, dict]]) -> TLEError:
+def _unsupported(
+    reasons: list[tuple[str, str, str, dict]], rfacts: dict | None = None, profile: str = "safe"
+) -> TLEError:
     import triton
 
     lines = [f"tle.gpu.alloc(alias=...) cannot be lowered on Triton {triton.__version__}:"]
     for check, reason, fix, values in reasons:
+        if check == "base.align16" and rfacts is not None:
+            best = _nearest_offset(rfacts, profile, lowering_too=True)
+            fix = f"alias_offset_bytes={best}" if best is not None else fix
         detail = f" ({_fmt(values)})" if values else ""
         lines.append(f"  [lowering.unsupported] {check}: {reason}{detail}; fix: {fix}")
     return TLEError(lines, ["lowering.unsupported"] * len(reasons))
@@ -347,7 +362,7 @@ def alloc(
         raise _unsupported([("source.model", str(exc), "alias a simpler view", {})]) from None
     recipe, reasons = lowering.choose(rfacts)
     if recipe is None:
-        raise _unsupported(reasons)
+        raise _unsupported(reasons, rfacts, profile)
     out = lowering.emit(recipe, alias, dtype, shape, layout, rfacts, _semantic)
     place = (
         src.place.rebased(src.shape, int(off), res_layout, _elem_bytes(dtype), shape)

@@ -100,35 +100,47 @@ def run_case(case: dict[str, Any], device: str = "cuda") -> dict[str, Any]:
 
 
 def _run_chunk(payload: tuple[list[dict[str, Any]], str]) -> list[dict[str, Any]]:
+    """Run cases until one breaks the CUDA context; the rest come back marked for a retry."""
     import sys
 
     sys.path.insert(0, str(HERE))
     sys.path.insert(0, str(HERE.parent.parent))
     cases, device = payload
-    out = []
-    dead = None
-    for case in cases:
-        if dead is not None:
-            out.append({"id": case["id"], "ok": False, "error": f"not run: {dead}"})
-            continue
+    out: list[dict[str, Any]] = []
+    for k, case in enumerate(cases):
         try:
             out.append(run_case(case, device))
         except Exception as exc:  # noqa: BLE001 - every failure is a result to report
             text = "".join(traceback.format_exception_only(type(exc), exc))[-2000:]
             out.append({"id": case["id"], "ok": False, "error": text})
-            if "CUDA" in text or "illegal" in text:
-                dead = "an earlier case in this worker broke the CUDA context"
+            if "CUDA" in text or "illegal" in text or "misaligned" in text:
+                out += [{"id": c["id"], "retry": True} for c in cases[k + 1 :]]
+                break
     return out
 
 
 def run_corpus(cases: list[dict[str, Any]], workers: int | None = None) -> list[dict[str, Any]]:
-    """Every case's result; cases are spread over worker processes (compiles dominate)."""
-    workers = workers or min(12, max(1, (os.cpu_count() or 2) - 2))
-    chunks = [(cases[i::workers], "cuda") for i in range(workers)]
+    """Every case's result; cases are spread over worker processes (compiles dominate), and
+    cases left behind by a worker whose CUDA context broke run again in fresh workers."""
     import multiprocessing as mp
 
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-        parts = list(pool.map(_run_chunk, chunks))
-    results = [r for part in parts for r in part]
-    order = {c["id"]: i for i, c in enumerate(cases)}
-    return sorted(results, key=lambda r: order[r["id"]])
+    workers = workers or min(12, max(1, (os.cpu_count() or 2) - 2))
+    by_id = {c["id"]: c for c in cases}
+    done: dict[str, dict[str, Any]] = {}
+    todo = list(cases)
+    for _ in range(4):
+        if not todo:
+            break
+        n = min(workers, len(todo))
+        chunks = [(todo[i::n], "cuda") for i in range(n)]
+        with ProcessPoolExecutor(n, mp_context=mp.get_context("spawn")) as pool:
+            parts = list(pool.map(_run_chunk, chunks))
+        todo = []
+        for r in (r for part in parts for r in part):
+            if r.get("retry"):
+                todo.append(by_id[r["id"]])
+            else:
+                done[r["id"]] = r
+    for c in todo:
+        done[c["id"]] = {"id": c["id"], "ok": False, "error": "not run: workers kept faulting"}
+    return [done[c["id"]] for c in cases]
