@@ -140,9 +140,9 @@ def render(results_dir: Path, earlier: Path | None) -> str:
             "(the rest of those workers' cases could not run). Every fault was a 4-byte-element",
             "alias starting 4 or 8 bytes past a 16-byte boundary: element-aligned, as every spec",
             "rule asks, but Triton 3.6 had lowered the access to ldmatrix/stmatrix or 16-byte",
-            "vectors, which assume a 16-byte aligned view. The lowering predicate now requires that",
-            "(`base.align16` in compiler_patch/gen_recipes.py) and the corpus is solved against",
-            "it.",
+            "vectors, which assume a 16-byte aligned view. The lowering predicate now requires",
+            "that (`base.align16` in compiler_patch/gen_recipes.py) and the corpus is solved",
+            "against it.",
             "",
         ]
     out += [
