@@ -418,3 +418,36 @@ def test_corpus_sample_compiles_through_the_frontend() -> None:
         k = compile_kernel(ck.corpus_kernel, ck.signature(case), ck.launch_args(case))
         assert k.asm["ttgir"].count("ttg.local_alloc") == 1, case["id"]
         assert k.metadata.shared == case["expect"]["alloc_bytes"], case["id"]
+
+
+@gluon.jit
+def init_kernel(out_ptr):
+    smem = tle.gpu.alloc([64, 64], gl.float16, init_value=1.5)
+    _store_tile(out_ptr, smem, 64, 64)
+
+
+@gluon.jit
+def tmem_kernel(out_ptr):
+    tle.gpu.alloc([128, 64], gl.float32, scope=tle.tmem)
+
+
+def test_allocation_mode_smem_with_init_and_tmem() -> None:
+    k = compile_kernel(init_kernel, {"out_ptr": "*fp16"})
+    assert k.metadata.shared == 8192 and k.asm["ttgir"].count("ttg.local_alloc") == 1
+    k = triton.compile(
+        GluonASTSource(tmem_kernel, signature={"out_ptr": "*fp32"}),
+        target=GPUTarget("cuda", 100, 32),
+        options={"num_warps": 4},
+    )
+    assert "ttng.tmem_alloc" in k.asm["source"]  # unused, so later passes drop it
+
+
+def test_gpu_report_matches_the_kept_results() -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "gpu"))
+    import report
+
+    results = ROOT / "tests" / "gpu" / "results"
+    text = report.render(results, results / "earlier")
+    assert (ROOT / "docs" / "gpu-report.md").read_text() == text, "run tests/gpu/report.py"

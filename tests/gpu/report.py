@@ -1,6 +1,9 @@
 """Write docs/gpu-report.md from the files a GPU batch (tests/gpu/run_gpu_batch.sh) left.
 
-    python tests/gpu/report.py RESULTS_DIR [--earlier EARLIER_DIR] [--out docs/gpu-report.md]
+    python tests/gpu/report.py [RESULTS_DIR] [--earlier EARLIER_DIR] [--out docs/gpu-report.md]
+
+The defaults are tests/gpu/results (the batch measured on an H200 that this repository keeps)
+and tests/gpu/results/earlier.
 
 RESULTS_DIR holds env.json, corpus_results.json, scenarios.json, experiment.json,
 memcheck.log, racecheck.log (and pytest.log). EARLIER_DIR, if given, is an earlier batch whose
@@ -127,8 +130,8 @@ def render(results_dir: Path, earlier: Path | None) -> str:
             for r in failed[:10]
         ]
         out.append("")
-    if earlier is not None:
-        prev = _load(earlier / "corpus_results.json") or []
+    prev = _load(earlier / "corpus_results.json") if earlier is not None else None
+    if prev:
         faults = [r for r in prev if "misaligned" in r.get("error", "")]
         ran = [r for r in prev if "checks" in r]
         prev_ok = sum(1 for r in ran if r["ok"])
@@ -167,7 +170,9 @@ def render(results_dir: Path, earlier: Path | None) -> str:
     ]
     for r in experiment:
         if r.get("outcome") == "fault":
-            cells = ["fault (" + _fault_kind(r.get("error", "")) + ")"] * 3
+            # The TMA kernel runs first; a fault there ends the process before wgmma.
+            fault = "fault (" + _fault_kind(r.get("error", "")) + ")"
+            cells = [fault, fault, "not run (process faulted)"]
         else:
             cells = [
                 f"{r[k]['outcome']} ({r[k]['bytes_matching']:.2f})"
@@ -212,8 +217,8 @@ def _fault_kind(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", type=Path)
-    ap.add_argument("--earlier", type=Path)
+    ap.add_argument("results", type=Path, nargs="?", default=HERE / "results")
+    ap.add_argument("--earlier", type=Path, default=HERE / "results" / "earlier")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "gpu-report.md")
     args = ap.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
