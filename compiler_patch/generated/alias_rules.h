@@ -60,10 +60,11 @@ enum class RuleId : int {
   RangeFits = 11,
   RangePhysical = 12,
   AddressAligned = 13,
-  BaseAligned = 14,
+  AddressI32 = 14,
+  BaseAligned = 15,
 };
 
-inline constexpr std::size_t kNumRules = 15;
+inline constexpr std::size_t kNumRules = 16;
 
 inline constexpr const char *kRuleIds[kNumRules] = {
     "alias.source.kind",
@@ -80,6 +81,7 @@ inline constexpr const char *kRuleIds[kNumRules] = {
     "alias.range.fits",
     "alias.range.physical",
     "alias.address.aligned",
+    "alias.address.i32",
     "alias.base.aligned",
 };
 
@@ -98,6 +100,7 @@ inline constexpr const char *kMessages[kNumRules] = {
     "result byte range must fit within the source view",
     "result byte range must lie within the source view's physical footprint",
     "result start must be aligned to its element width in absolute address terms",
+    "result byte range must end within 32-bit shared-memory addressing",
     "swizzled NVMMA alias must start on a multiple of its swizzle repeat",
 };
 
@@ -116,7 +119,7 @@ inline constexpr const char *kProfileNames[kNumProfiles] = {
 // Bit i set: the profile enforces rule i.
 inline constexpr std::uint64_t kProfileMasks[kNumProfiles] = {
     0xfffu,  // flagtree
-    0x7fffu,  // safe
+    0xffffu,  // safe
 };
 
 struct Violation {
@@ -255,6 +258,13 @@ inline bool fires_alias_address_aligned(const Facts &f) {
   return (I(f.src_base) + I(f.src_start) * ((I(f.src_bits) + I(7)) / I(8)) + I(f.off)) % ((I(f.res_bits) + I(7)) / I(8)) != I(0) || I(f.align) % ((I(f.res_bits) + I(7)) / I(8)) != I(0);
 }
 
+// alias.address.i32: The result is 32-bit addressable from its allocation.
+inline bool fires_alias_address_i32(const Facts &f) {
+  using namespace detail;
+  if (!(f.off_int && f.src_static && f.res_static && I(f.off) <= I(2147483647))) return false;
+  return I(f.src_base) + I(f.src_start) * ((I(f.src_bits) + I(7)) / I(8)) + I(f.off) + I(f.res_elems) * ((I(f.res_bits) + I(7)) / I(8)) > I(2147483647);
+}
+
 // alias.base.aligned: A swizzled NVMMA result starts on a swizzle repeat.
 inline bool fires_alias_base_aligned(const Facts &f) {
   using namespace detail;
@@ -279,6 +289,7 @@ inline bool fires(RuleId rule, const Facts &f) {
     case RuleId::RangeFits: return fires_alias_range_fits(f);
     case RuleId::RangePhysical: return fires_alias_range_physical(f);
     case RuleId::AddressAligned: return fires_alias_address_aligned(f);
+    case RuleId::AddressI32: return fires_alias_address_i32(f);
     case RuleId::BaseAligned: return fires_alias_base_aligned(f);
   }
   return false;
