@@ -200,8 +200,23 @@ def generate() -> str:
         ty = "bool" if f.sort == dsl.BOOL else "std::int64_t"
         init = "false" if f.sort == dsl.BOOL else "0"
         out.append(f"  {ty} {f.name} = {init};  // {f.doc}")
+    out += ["};", "", f"inline constexpr std::size_t kNumFacts = {len(FACTS)};", ""]
+    out += ["inline constexpr const char *kFactNames[kNumFacts] = {"]
+    out += [f"    {cstr(f.name)}," for f in FACTS]
     out += [
         "};",
+        "",
+        "// Sets fact `index` (kFactNames order); bool facts take 0 or 1. False if no such fact.",
+        "inline bool set_fact(Facts &f, std::size_t index, std::int64_t value) {",
+        "  switch (index) {",
+    ]
+    for i, f in enumerate(FACTS):
+        value = "value != 0" if f.sort == dsl.BOOL else "value"
+        out.append(f"    case {i}: f.{f.name} = {value}; return true;")
+    out += [
+        "  }",
+        "  return false;",
+        "}",
         "",
         "// Catalogue order; also the order of violations returned by check().",
         "enum class RuleId : int {",

@@ -44,6 +44,70 @@ struct Facts {
   std::int64_t swz = 0;  // swizzle repeat (bytes) of the result's NVMMA layout, 0 if none
 };
 
+inline constexpr std::size_t kNumFacts = 26;
+
+inline constexpr const char *kFactNames[kNumFacts] = {
+    "src_buffered",
+    "init_given",
+    "scope",
+    "src_space",
+    "res_space",
+    "src_mutable",
+    "res_mutable",
+    "off_int",
+    "off",
+    "src_bits",
+    "res_bits",
+    "src_static",
+    "res_static",
+    "src_elems",
+    "res_elems",
+    "src_start",
+    "src_base",
+    "run",
+    "p0",
+    "c0",
+    "p1",
+    "c1",
+    "p2",
+    "c2",
+    "align",
+    "swz",
+};
+
+// Sets fact `index` (kFactNames order); bool facts take 0 or 1. False if no such fact.
+inline bool set_fact(Facts &f, std::size_t index, std::int64_t value) {
+  switch (index) {
+    case 0: f.src_buffered = value != 0; return true;
+    case 1: f.init_given = value != 0; return true;
+    case 2: f.scope = value; return true;
+    case 3: f.src_space = value; return true;
+    case 4: f.res_space = value; return true;
+    case 5: f.src_mutable = value != 0; return true;
+    case 6: f.res_mutable = value != 0; return true;
+    case 7: f.off_int = value != 0; return true;
+    case 8: f.off = value; return true;
+    case 9: f.src_bits = value; return true;
+    case 10: f.res_bits = value; return true;
+    case 11: f.src_static = value != 0; return true;
+    case 12: f.res_static = value != 0; return true;
+    case 13: f.src_elems = value; return true;
+    case 14: f.res_elems = value; return true;
+    case 15: f.src_start = value; return true;
+    case 16: f.src_base = value; return true;
+    case 17: f.run = value; return true;
+    case 18: f.p0 = value; return true;
+    case 19: f.c0 = value; return true;
+    case 20: f.p1 = value; return true;
+    case 21: f.c1 = value; return true;
+    case 22: f.p2 = value; return true;
+    case 23: f.c2 = value; return true;
+    case 24: f.align = value; return true;
+    case 25: f.swz = value; return true;
+  }
+  return false;
+}
+
 // Catalogue order; also the order of violations returned by check().
 enum class RuleId : int {
   SourceKind = 0,
