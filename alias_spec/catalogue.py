@@ -229,6 +229,21 @@ RULES: tuple[Rule, ...] = (
         fix="offset",
     ),
     Rule(
+        id="alias.address.i32",
+        title="The result is 32-bit addressable from its allocation",
+        prose="Shared-memory addresses are 32-bit: the result's end, counted from the "
+        "allocation's start, is at most 2^31 - 1. Checking only the offset against i32 does "
+        "not compose: two i32 offsets along a chain of aliases can sum past it.",
+        # An offset past i32 is judged by alias.offset.i32 alone.
+        guard=SIZES_OK + " and off <= INT32_MAX",
+        formula="abs_off + res_bytes <= INT32_MAX",
+        message="result byte range must end within 32-bit shared-memory addressing",
+        values=("abs_off", "res_bytes"),
+        provenance="Derived from FlagTree's i32 offset check, made to compose along chains",
+        profiles=(SAFE,),
+        fix="offset",
+    ),
+    Rule(
         id="alias.base.aligned",
         title="A swizzled NVMMA result starts on a swizzle repeat",
         prose="TMA and wgmma apply the NVMMA swizzle to absolute shared-memory address "
@@ -239,8 +254,7 @@ RULES: tuple[Rule, ...] = (
         formula="swz == 0 or (abs_off % swz == 0 and align % swz == 0)",
         message="swizzled NVMMA alias must start on a multiple of its swizzle repeat",
         values=("abs_off", "swz", "align"),
-        provenance="Triton NVMMA shared layout alignment (128 x maxPhase); not checked by "
-        "FlagTree",
+        provenance="Triton NVMMA shared layout alignment (128 x maxPhase); not checked by FlagTree",
         profiles=(SAFE,),
         fix="offset",
     ),

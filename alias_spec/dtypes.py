@@ -9,9 +9,22 @@ from .errors import RequestError
 _BITS: dict[int, tuple[str, ...]] = {
     1: ("i1", "int1"),
     8: (
-        "i8", "int8", "u8", "uint8", "ui8", "si8",
-        "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16",
-        "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ",
+        "i8",
+        "int8",
+        "u8",
+        "uint8",
+        "ui8",
+        "si8",
+        "fp8e4nv",
+        "fp8e5",
+        "fp8e4b15",
+        "fp8e4b8",
+        "fp8e5b16",
+        "f8E4M3FN",
+        "f8E5M2",
+        "f8E4M3FNUZ",
+        "f8E5M2FNUZ",
+        "f8E4M3B11FNUZ",
     ),
     16: ("i16", "int16", "u16", "uint16", "ui16", "fp16", "bf16", "f16", "float16", "bfloat16"),
     32: ("i32", "int32", "u32", "uint32", "ui32", "fp32", "f32", "float32", "tf32"),
@@ -25,7 +38,9 @@ def dtype_bits(value: Any, field: str) -> int:
     if isinstance(value, str):
         if value in DTYPE_BITS:
             return DTYPE_BITS[value]
-        raise RequestError(field, f"unknown dtype {value!r}; use a Triton or MLIR name or {{\"bits\": N}}")
+        raise RequestError(
+            field, f'unknown dtype {value!r}; use a Triton or MLIR name or {{"bits": N}}'
+        )
     if isinstance(value, dict):
         bits = value.get("bits")
         if set(value) != {"bits"} or isinstance(bits, bool) or not isinstance(bits, int):
@@ -33,4 +48,4 @@ def dtype_bits(value: Any, field: str) -> int:
         if bits < 0 or bits > 2**31:
             raise RequestError(field, f"bits must be between 0 and 2^31, got {bits}")
         return bits
-    raise RequestError(field, f"dtype must be a name or {{\"bits\": N}}, got {type(value).__name__}")
+    raise RequestError(field, f'dtype must be a name or {{"bits": N}}, got {type(value).__name__}')

@@ -44,9 +44,13 @@ def parse_layout(value: Any, field: str, aliases: dict[str, str] | None = None) 
             return _nvmma(value.get("swizzle_bytes", 128), f"{field}.swizzle_bytes")
         if kind == "swizzled":
             return Layout("swizzled")
-        raise RequestError(f"{field}.kind", f"layout kind must be 'swizzled' or 'nvmma', got {kind!r}")
+        raise RequestError(
+            f"{field}.kind", f"layout kind must be 'swizzled' or 'nvmma', got {kind!r}"
+        )
     if not isinstance(value, str):
-        raise RequestError(field, f"layout must be an object or MLIR text, got {type(value).__name__}")
+        raise RequestError(
+            field, f"layout must be an object or MLIR text, got {type(value).__name__}"
+        )
     text = value.strip()
     if aliases and text in aliases:
         return parse_layout(aliases[text], field)

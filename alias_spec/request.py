@@ -112,7 +112,8 @@ def _source_geometry(src: dict[str, Any], shape: list[int | None], static: bool)
         or not all(_is_int(o) and o >= 0 for o in offsets)
     ):
         raise RequestError(
-            "source.view_offsets", f"must be {len(alloc_i)} non-negative integers (one per alloc dim)"
+            "source.view_offsets",
+            f"must be {len(alloc_i)} non-negative integers (one per alloc dim)",
         )
     padded = [1] * (len(alloc_i) - len(dims)) + dims
     for i, (o, d, a) in enumerate(zip(offsets, padded, alloc_i)):
@@ -192,7 +193,9 @@ def load_requests(text: str) -> list[Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RequestError("input", f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise RequestError(
+            "input", f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
     except (RecursionError, ValueError) as exc:
         raise RequestError("input", f"unreadable JSON: {str(exc)[:80]}") from None
     return data if isinstance(data, list) else [data]

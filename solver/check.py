@@ -14,9 +14,7 @@ from .fix import suggest
 from .z3expr import fact_vars, fires, pin
 
 
-def check_facts(
-    facts: Mapping[str, int | bool], profile: str, with_fixes: bool = True
-) -> Verdict:
+def check_facts(facts: Mapping[str, int | bool], profile: str, with_fixes: bool = True) -> Verdict:
     env = fact_vars()
     s = z3.Solver()
     s.add(*pin(env, facts))

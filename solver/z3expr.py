@@ -15,9 +15,7 @@ Env = Mapping[str, z3.ExprRef]
 
 def fact_vars(prefix: str = "") -> dict[str, z3.ExprRef]:
     """Fresh z3 constants for every primitive fact."""
-    return {
-        f.name: (z3.Bool if f.sort == dsl.BOOL else z3.Int)(prefix + f.name) for f in FACTS
-    }
+    return {f.name: (z3.Bool if f.sort == dsl.BOOL else z3.Int)(prefix + f.name) for f in FACTS}
 
 
 def to_z3(e: dsl.Expr, env: Env) -> z3.ExprRef:
@@ -86,6 +84,6 @@ def pin(env: Env, facts: Mapping[str, int | bool], skip: tuple[str, ...] = ()) -
 def model_facts(model: z3.ModelRef, env: Env) -> dict[str, int | bool]:
     out: dict[str, int | bool] = {}
     for name, v in env.items():
-        val = model.eval(v, model_completion=True)
+        val = z3.simplify(model.eval(v, model_completion=True))
         out[name] = z3.is_true(val) if z3.is_bool(val) else val.as_long()
     return out

@@ -152,6 +152,15 @@ def _rule_alias_address_aligned(f: Mapping[str, int | bool]) -> dict[str, int | 
     return {'abs_off': f['src_base'] + f['src_start'] * ((f['src_bits'] + 7) // 8) + f['off'], 'res_eb': (f['res_bits'] + 7) // 8, 'align': f['align']}
 
 
+def _rule_alias_address_i32(f: Mapping[str, int | bool]) -> dict[str, int | bool] | None:
+    """alias.address.i32: The result is 32-bit addressable from its allocation."""
+    if not (f['off_int'] and f['src_static'] and f['res_static'] and f['off'] <= 2147483647):
+        return None
+    if f['src_base'] + f['src_start'] * ((f['src_bits'] + 7) // 8) + f['off'] + f['res_elems'] * ((f['res_bits'] + 7) // 8) <= 2147483647:
+        return None
+    return {'abs_off': f['src_base'] + f['src_start'] * ((f['src_bits'] + 7) // 8) + f['off'], 'res_bytes': f['res_elems'] * ((f['res_bits'] + 7) // 8)}
+
+
 def _rule_alias_base_aligned(f: Mapping[str, int | bool]) -> dict[str, int | bool] | None:
     """alias.base.aligned: A swizzled NVMMA result starts on a swizzle repeat."""
     if not (f['off_int'] and f['src_static']):
@@ -176,11 +185,12 @@ RULES = (
     ('alias.range.fits', 'result byte range must fit within the source view', _rule_alias_range_fits),
     ('alias.range.physical', "result byte range must lie within the source view's physical footprint", _rule_alias_range_physical),
     ('alias.address.aligned', 'result start must be aligned to its element width in absolute address terms', _rule_alias_address_aligned),
+    ('alias.address.i32', 'result byte range must end within 32-bit shared-memory addressing', _rule_alias_address_i32),
     ('alias.base.aligned', 'swizzled NVMMA alias must start on a multiple of its swizzle repeat', _rule_alias_base_aligned),
 )
 PROFILES = {
     'flagtree': frozenset(('alias.source.kind', 'alias.init_value', 'alias.scope.smem', 'alias.space.match', 'alias.mutability', 'alias.offset.constexpr', 'alias.offset.nonneg', 'alias.offset.i32', 'alias.dtype.addressable', 'alias.offset.aligned', 'alias.size.static', 'alias.range.fits')),
-    'safe': frozenset(('alias.source.kind', 'alias.init_value', 'alias.scope.smem', 'alias.space.match', 'alias.mutability', 'alias.offset.constexpr', 'alias.offset.nonneg', 'alias.offset.i32', 'alias.dtype.addressable', 'alias.offset.aligned', 'alias.size.static', 'alias.range.fits', 'alias.range.physical', 'alias.address.aligned', 'alias.base.aligned')),
+    'safe': frozenset(('alias.source.kind', 'alias.init_value', 'alias.scope.smem', 'alias.space.match', 'alias.mutability', 'alias.offset.constexpr', 'alias.offset.nonneg', 'alias.offset.i32', 'alias.dtype.addressable', 'alias.offset.aligned', 'alias.size.static', 'alias.range.fits', 'alias.range.physical', 'alias.address.aligned', 'alias.address.i32', 'alias.base.aligned')),
 }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 RECIPE_FACTS = ('tv', 'res_rank', 'res_d0_pow2', 'res_tail_pow2', 'res_layout_rank', 'res_layout_bits', 'src_sub', 'src_alloc_pow2', 'src_layout_full', 'src_model', 'gran')
-OFFSET_FIXABLE = frozenset(('alias.offset.nonneg', 'alias.offset.i32', 'alias.offset.aligned', 'alias.range.fits', 'alias.range.physical', 'alias.address.aligned', 'alias.base.aligned'))
+OFFSET_FIXABLE = frozenset(('alias.offset.nonneg', 'alias.offset.i32', 'alias.offset.aligned', 'alias.range.fits', 'alias.range.physical', 'alias.address.aligned', 'alias.address.i32', 'alias.base.aligned'))
 SIZE_FIXABLE = frozenset(())
 
 

@@ -1,0 +1,89 @@
+"""Turning solver models back into requests people can read and re-run.
+
+Witness searches add ``family`` constraints so that every model maps onto a request of a
+fixed shape: a source view of rank 4 (alloc [c0, p0/p1, p1/p2, p2], view [c0, c1, c2, run]),
+a rank-1 result, named dtypes where the width has one, an NVMMA layout where ``swz > 0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import z3
+
+BITS_NAMES = {8: "i8", 16: "fp16", 32: "fp32", 64: "fp64", 1: "i1"}
+SPACE_NAMES = {0: "smem", 1: "tmem", 2: "global"}
+SCOPE_NAMES = {0: "smem", 1: "tmem"}
+
+
+def family(env: Mapping[str, z3.ExprRef]) -> z3.BoolRef:
+    """Facts that :func:`to_request` can rebuild exactly."""
+    e = env
+    return z3.And(
+        z3.Or(e["swz"] == 0, e["swz"] == 256, e["swz"] == 512, e["swz"] == 1024),
+        z3.Implies(
+            e["run"] >= 1,
+            z3.And(
+                e["p0"] % e["p1"] == 0,
+                e["p1"] % e["p2"] == 0,
+                e["c1"] <= e["p0"] / e["p1"],
+                e["c2"] <= e["p1"] / e["p2"],
+            ),
+        ),
+        # An empty view keeps the canonical empty geometry.
+        z3.Implies(
+            e["run"] == 0, z3.And(e["c0"] == 1, e["c1"] == 1, e["c2"] == 1, e["src_start"] == 0)
+        ),
+    )
+
+
+def small(env: Mapping[str, z3.ExprRef], bound: int = 4096) -> z3.BoolRef:
+    """Keep witnesses readable: every integer fact within [-bound, bound]."""
+    return z3.And(*[z3.And(v >= -bound, v <= bound) for v in env.values() if z3.is_int(v)])
+
+
+def _dtype(bits: int) -> Any:
+    return BITS_NAMES.get(bits, {"bits": bits})
+
+
+def to_request(f: Mapping[str, int | bool]) -> dict[str, Any]:
+    """A JSON request with exactly these facts (up to the footprint's normal form)."""
+    src: dict[str, Any] = {
+        "kind": "buffered_tensor" if f["src_buffered"] else "tensor",
+        "dtype": _dtype(int(f["src_bits"])),
+        "space": SPACE_NAMES[int(f["src_space"])],
+        "mutable": bool(f["src_mutable"]),
+        "alloc_alignment": int(f["align"]),
+    }
+    src_eb = (int(f["src_bits"]) + 7) // 8
+    base = int(f["src_base"]) + int(f["src_start"]) * src_eb
+    if base:
+        src["base_offset_bytes"] = base
+    run = int(f["run"])
+    if not f["src_static"]:
+        src["shape"] = [None]
+    elif run == 0:
+        src["shape"] = [0]
+    else:
+        p0, p1, p2 = int(f["p0"]), int(f["p1"]), int(f["p2"])
+        c0, c1, c2 = int(f["c0"]), int(f["c1"]), int(f["c2"])
+        src["shape"] = [c0, c1, c2, run]
+        src["alloc_shape"] = [c0, p0 // p1, p1 // p2, p2]
+    res: dict[str, Any] = {
+        "shape": [int(f["res_elems"])] if f["res_static"] else [None],
+        "dtype": _dtype(int(f["res_bits"])),
+        "space": SPACE_NAMES[int(f["res_space"])],
+        "mutable": bool(f["res_mutable"]),
+    }
+    if f["swz"]:
+        res["layout"] = {"kind": "nvmma", "swizzle_bytes": int(f["swz"]) // 8}
+    req: dict[str, Any] = {
+        "source": src,
+        "result": res,
+        "scope": SCOPE_NAMES[int(f["scope"])],
+        "alias_offset_bytes": int(f["off"]) if f["off_int"] else "not-an-integer",
+    }
+    if f["init_given"]:
+        req["init_value"] = True
+    return req
