@@ -83,7 +83,7 @@ DEFINITIONS: tuple[tuple[str, str, str], ...] = (
 INVARIANTS: tuple[str, ...] = (
     "scope == SMEM or scope == TMEM",
     "src_space >= 0 and src_space <= 2 and res_space >= 0 and res_space <= 2",
-    "src_bits >= 0 and res_bits >= 0",
+    "src_bits >= 0 and res_bits >= 0 and src_bits <= 2147483648 and res_bits <= 2147483648",
     "off_int or off == 0",
     "src_elems >= 0 and res_elems >= 0",
     "src_static or src_elems == 0",

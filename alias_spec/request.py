@@ -156,12 +156,11 @@ def parse_request(obj: Any) -> Request:
     res_static, res_elems = _elems(res_shape)
     src_layout = parse_layout(src.get("layout"), "source.layout", aliases)
     res_layout = parse_layout(res.get("layout"), "result.layout", aliases)
-    for side_name, lay in (("source", src_layout), ("result", res_layout)):
-        if lay is not None and lay.kind == "unresolved":
-            notes.append(
-                f"{side_name} layout {lay.text} is an undefined alias; treated as unswizzled "
-                "(define it under 'attributes' to check alias.base.aligned)"
-            )
+    if res_layout is not None and res_layout.kind == "unresolved":
+        notes.append(
+            f"result layout {res_layout.text} is an undefined alias; treated as unswizzled "
+            "(define it under 'attributes' to check alias.base.aligned)"
+        )
     default_align = max(DEFAULT_ALIGNMENT, (src_layout or Layout("other")).swizzle_repeat)
 
     facts: dict[str, int | bool] = {

@@ -1,0 +1,253 @@
+"""The `alias-spec` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, rules_for
+from .errors import RequestError
+from .request import Request, load_requests, parse_request
+from .verdict import Verdict
+
+ENGINES = ("z3", "interp", "python", "cpp")
+EXAMPLE = "examples/request.json"
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line on stderr, exit status 2."""
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"cannot read {path}: not UTF-8 text") from None
+
+
+def _engine(name: str) -> Callable[[Request, str], Verdict]:
+    if name == "z3":
+        from solver.check import check_facts as z3_check
+
+        return lambda req, prof: z3_check(req.facts, prof, with_fixes=False)
+    if name == "interp":
+        from .interp import check_facts as interp_check
+
+        return lambda req, prof: interp_check(req.facts, prof)
+    if name == "python":
+        from compiler_patch.py_engine import check_facts as py_check
+
+        return lambda req, prof: py_check(req.facts, prof)
+    from compiler_patch.cpp_engine import check_facts as cpp_check
+
+    return lambda req, prof: cpp_check(req.facts, prof)
+
+
+def _result_shape(req: Request) -> list[int | None] | None:
+    res = req.raw.get("result")
+    if isinstance(res, dict) and isinstance(res.get("shape"), list):
+        return [d if isinstance(d, int) and not isinstance(d, bool) else None for d in res["shape"]]
+    return None
+
+
+def judge(req: Request, profile: str, engine: str, fixes: bool = True) -> Verdict:
+    """One request through one engine, with solver fixes attached to fixable violations."""
+    verdict = _engine(engine)(req, profile)
+    verdict.notes = list(req.notes)
+    if fixes and not verdict.valid:
+        from solver.fix import suggest
+
+        for v in verdict.violations:
+            v.fix = suggest(req.facts, profile, rule(v.rule), _result_shape(req))
+    return verdict
+
+
+def _fmt_values(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items())
+
+
+def _human(verdict: Verdict, name: str) -> str:
+    head = f"{name}: " if name else ""
+    if verdict.valid:
+        lines = [f"{head}valid under {verdict.profile}"]
+    else:
+        n = len(verdict.violations)
+        lines = [f"{head}INVALID under {verdict.profile}: {n} rule{'s' * (n != 1)} violated"]
+    for v in verdict.violations:
+        r = rule(v.rule)
+        lines.append(f"  [{v.rule}] {v.message}")
+        if v.values:
+            lines.append(f"      values: {_fmt_values(v.values)}")
+        lines.append(f"      why: {r.prose}")
+        if v.fix:
+            lines.append(f"      fix: {_fmt_values(v.fix)}")
+    lines += [f"  note: {n}" for n in verdict.notes]
+    return "\n".join(lines)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    items = load_requests(_read(args.file))
+    if not items:
+        raise UsageError("no requests in input")
+    requests = []
+    for i, item in enumerate(items):
+        try:
+            requests.append(parse_request(item))
+        except RequestError as exc:
+            where = f"request[{i}]." if len(items) > 1 else ""
+            raise UsageError(f"{where}{exc}") from None
+    verdicts = [judge(r, args.profile, args.engine, not args.no_fix) for r in requests]
+    if args.json:
+        out = [v.to_json() for v in verdicts]
+        print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
+    else:
+        for i, (req, v) in enumerate(zip(requests, verdicts, strict=True)):
+            name = req.raw.get("name") or (f"request[{i}]" if len(verdicts) > 1 else "")
+            print(_human(v, str(name)))
+    return 0 if all(v.valid for v in verdicts) else 1
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    chosen = rules_for(args.profile) if args.profile else RULES
+    if args.json:
+        print(json.dumps({"rules": [r.model_dump() for r in chosen]}, indent=2))
+        return 0
+    for r in chosen:
+        print(f"{r.id:<26} [{', '.join(r.profiles)}] {r.title}")
+        print(f"{'':<26} holds when: {r.display_formula()}")
+        if r.guard != "True":
+            print(f"{'':<26} evaluated when: {r.display_guard()}")
+    return 0
+
+
+def cmd_prove(args: argparse.Namespace) -> int:
+    from solver.theorems import prove
+
+    solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
+    outcomes = prove(solvers, args.only)
+    if args.json:
+        print(json.dumps({"theorems": [o.to_json() for o in outcomes]}, indent=1))
+    else:
+        for o in outcomes:
+            j = o.to_json()
+            via = ", ".join(f"{s}: {r}" for s, r in j["solvers"].items())
+            print(f"{j['status'].upper():<8} {j['id']} ({via}; {j['seconds']:.2f}s)")
+            print(f"         {j['statement']}")
+            if j["status"] != "proved" and j["counterexample"]:
+                for role, ex in j["counterexample"].items():
+                    print(f"         {role}: {json.dumps(ex['request'])}")
+    if not outcomes:
+        raise UsageError(f"no theorem id starts with {args.only!r}")
+    return 0 if all(o.status != "failed" for o in outcomes) else 1
+
+
+def cmd_gen(args: argparse.Namespace) -> int:
+    from compiler_patch.gen import run
+
+    return run(check=args.check)
+
+
+def cmd_prove_cpp(args: argparse.Namespace) -> int:
+    from solver.bv_proof import main
+
+    return main()
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from compiler_patch.fuzz import main
+
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    bad = [e for e in engines if e not in ENGINES]
+    if bad or len(engines) < 2:
+        raise UsageError(f"--engines needs two or more of {', '.join(ENGINES)}")
+    if args.cases < 1:
+        raise UsageError("--cases must be at least 1")
+    return main(args.cases, args.seed, engines)
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from .lint import main
+
+    return main(args.file, args.profile, args.format)
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    from .docsite import main
+
+    return main(args.action)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="alias-spec",
+        description="Shared-memory alias rules for Triton-family compilers: check requests, "
+        "list the rules, prove theorems about them, generate the compiler checks.",
+        epilog=f"Try: alias-spec check {EXAMPLE}",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    c = sub.add_parser("check", help="judge alias requests (JSON file or - for stdin)")
+    c.add_argument("file", help="a JSON request, a list of requests, or - for stdin")
+    c.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
+    c.add_argument("--engine", choices=ENGINES, default="z3", help="which backend judges")
+    c.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    c.add_argument("--no-fix", action="store_true", help="skip the solver's fix suggestions")
+    c.set_defaults(func=cmd_check)
+
+    r = sub.add_parser("rules", help="list the rule catalogue")
+    r.add_argument("--profile", choices=list(PROFILES), help="only this profile's rules")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=cmd_rules)
+
+    pr = sub.add_parser("prove", help="prove the theorems about the rules (z3 and cvc5)")
+    pr.add_argument("--solver", choices=("z3", "cvc5", "both"), default="both")
+    pr.add_argument("--only", metavar="PREFIX", help="only theorems whose id starts so")
+    pr.add_argument("--json", action="store_true")
+    pr.set_defaults(func=cmd_prove)
+
+    g = sub.add_parser("gen", help="regenerate the compiler checks, or --check they are fresh")
+    g.add_argument("--check", action="store_true", help="exit 1 if any generated file is stale")
+    g.set_defaults(func=cmd_gen)
+
+    b = sub.add_parser("prove-cpp", help="prove the generated C++ arithmetic overflow-free")
+    b.set_defaults(func=cmd_prove_cpp)
+
+    f = sub.add_parser("fuzz", help="differential fuzzing campaign across engines")
+    f.add_argument("--cases", type=int, default=100_000)
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--engines", default="interp,python,cpp")
+    f.set_defaults(func=cmd_fuzz)
+
+    li = sub.add_parser("lint", help="find unsafe memdesc views in a TTGIR/MLIR dump")
+    li.add_argument("file", help="a .ttgir or .mlir file, or - for stdin")
+    li.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
+    li.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    li.set_defaults(func=cmd_lint)
+
+    d = sub.add_parser("docs", help="build or serve the documentation site")
+    d.add_argument("action", choices=("build", "serve"))
+    d.set_defaults(func=cmd_docs)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (UsageError, RequestError) as exc:
+        print(f"alias-spec: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
