@@ -74,7 +74,7 @@ def _convert(node: ast.AST, text: str) -> Expr:
     if isinstance(node, ast.Compare):
         parts = []
         left = _convert(node.left, text)
-        for op, right_node in zip(node.ops, node.comparators):
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
             if type(op) not in CMPOPS:
                 raise FormulaError(f"unsupported comparison in {text!r}")
             right = _convert(right_node, text)

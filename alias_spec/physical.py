@@ -49,7 +49,7 @@ def footprint(shape: list[int], alloc: list[int], offsets: list[int]) -> Footpri
     if any(d == 0 for d in s):
         return Footprint(0, 0, ((0, 1),) * LEVELS)
     stride = [prod(alloc[i + 1 :]) for i in range(n)]
-    start = sum(o * st for o, st in zip(offsets, stride))
+    start = sum(o * st for o, st in zip(offsets, stride, strict=True))
     c = n - 1
     while c > 0 and s[c] == alloc[c]:
         c -= 1

@@ -22,7 +22,7 @@ from alias_spec.request import parse_request
 
 from .check import check_facts
 from .witness import family, to_request
-from .z3expr import Env, fact_vars, fires, holds, invariants, model_facts, pin
+from .z3expr import Env, fact_vars, fires, holds, invariants, model_facts
 
 PROFILES = ("flagtree", "safe")
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "boundary.jsonl"

@@ -7,8 +7,8 @@ from math import prod
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alias_spec.interp import violated
 from alias_spec.catalogue import rule
+from alias_spec.interp import violated
 from alias_spec.physical import footprint
 
 
@@ -57,3 +57,19 @@ def test_physical_rule_is_byte_containment(view, eb: int, off: int, length: int)
              "res_elems": length}  # fmt: skip
     contained = all(off + k in covered for k in range(length))
     assert violated(rule("alias.range.physical"), facts) == (not contained)
+
+
+@settings(max_examples=300, deadline=None)
+@given(views(), st.sampled_from([8, 16, 32, 1, 0]), st.integers(0, 64))
+def test_parsed_facts_satisfy_invariants(view, bits: int, off: int) -> None:
+    """The solver assumes facts.INVARIANTS; every request the parser accepts must meet them."""
+    from alias_spec import dsl, parse_request
+    from alias_spec.facts import INVARIANTS, expand
+
+    shape, alloc, offsets = view
+    req = {"source": {"shape": shape, "alloc_shape": alloc, "view_offsets": offsets,
+                      "dtype": {"bits": bits}},
+           "result": {"shape": [3], "dtype": "i8"}, "alias_offset_bytes": off}  # fmt: skip
+    facts = parse_request(req).facts
+    for text in INVARIANTS:
+        assert dsl.evaluate(expand(text), facts), text
