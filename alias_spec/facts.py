@@ -22,6 +22,17 @@ CONSTANTS: dict[str, int] = {
     "GLOBAL": 2,
     "INT32_MAX": INT32_MAX,
     "INT64_MAX": INT64_MAX,
+    # Which op a request describes (the `op` field); stock Triton views are ttg.* ops.
+    "OP_ALIAS": 0,
+    "OP_REINTERPRET": 1,
+    "OP_SUBSLICE": 2,
+    "OP_INDEX": 3,
+}
+OPS = {
+    "tle.memdesc_alias": 0,
+    "ttg.memdesc_reinterpret": 1,
+    "ttg.memdesc_subslice": 2,
+    "ttg.memdesc_index": 3,
 }
 SPACES = {"smem": 0, "tmem": 1, "global": 2}
 SCOPES = {"smem": 0, "tmem": 1}
@@ -61,6 +72,70 @@ FACTS: tuple[Fact, ...] = (
     Fact("c2", dsl.INT, "count along level 2"),
     Fact("align", dsl.INT, "guaranteed alignment (bytes) of the allocation's start"),
     Fact("swz", dsl.INT, "swizzle repeat (bytes) of the result's NVMMA layout, 0 if none"),
+    # Stock Triton views (ttg.memdesc_*): the op, each memdesc type, and the op's operands.
+    Fact("op", dsl.INT, "the view op: OP_ALIAS, OP_REINTERPRET, OP_SUBSLICE or OP_INDEX"),
+    *(
+        fact
+        for side, who in (("src", "source"), ("res", "result"))
+        for fact in (
+            Fact(f"{side}_rank", dsl.INT, f"rank of the {who} shape"),
+            Fact(f"{side}_alloc_rank", dsl.INT, f"rank of the {who} type's alloc shape"),
+            Fact(f"{side}_lay_rank", dsl.INT, f"rank of the {who} layout (shape rank if unknown)"),
+            Fact(f"{side}_d0_pow2", dsl.BOOL, f"the {who}'s first dim is a power of 2"),
+            Fact(f"{side}_tail_pow2", dsl.BOOL, f"every {who} dim after the first is a power of 2"),
+            Fact(f"{side}_nonzero", dsl.BOOL, f"every {who} dim is non-zero"),
+            Fact(
+                f"{side}_alloc_fits",
+                dsl.BOOL,
+                f"each {who} dim is at most the matching trailing alloc-shape dim",
+            ),
+            Fact(
+                f"{side}_alloc_tail_pow2",
+                dsl.BOOL,
+                f"every {who} alloc-shape dim after the first is a power of 2",
+            ),
+            Fact(f"{side}_subview", dsl.BOOL, f"the {who} type is a subview (alloc != shape)"),
+            Fact(
+                f"{side}_nvmma_fits",
+                dsl.BOOL,
+                f"the {who}'s NVMMA layout (if any) has a contiguous dim of at least one "
+                "swizzle row",
+            ),
+            Fact(
+                f"{side}_nvmma_rows",
+                dsl.BOOL,
+                f"the {who}'s swizzled NVMMA layout (if any) covers at least 8 rows",
+            ),
+        )
+    ),
+    Fact("same_elem", dsl.BOOL, "source and result element types are the same type"),
+    Fact("same_enc", dsl.BOOL, "source and result layouts are the same attribute"),
+    Fact("same_alloc", dsl.BOOL, "source and result alloc shapes are equal"),
+    Fact("src_prefix_sub", dsl.BOOL, "the source is a subview that trims only its leading dim"),
+    Fact("idx_static", dsl.BOOL, "memdesc_index: the index is a compile-time constant"),
+    Fact("idx", dsl.INT, "memdesc_index: the index (0 when it is a runtime value)"),
+    Fact("idx_shape_ok", dsl.BOOL, "memdesc_index: the result shape is the source shape[1:]"),
+    Fact("sub_rank_ok", dsl.BOOL, "memdesc_subslice: one offset per source dim"),
+    Fact("sub_split", dsl.BOOL, "memdesc_subslice: some dim differs between source and result"),
+    Fact("sub_zero_ok", dsl.BOOL, "memdesc_subslice: every dim that is not split has offset 0"),
+    Fact(
+        "sub_tile_ok",
+        dsl.BOOL,
+        "memdesc_subslice: every split dim's offset has no bit below the result size "
+        "(offset & (size - 1) == 0)",
+    ),
+    Fact("sub_off_lt", dsl.BOOL, "memdesc_subslice: every offset is below the source dim"),
+    Fact(
+        "sub_in_bounds",
+        dsl.BOOL,
+        "memdesc_subslice: offset + result dim <= source dim in every dim",
+    ),
+    Fact(
+        "sub_swz_ok",
+        dsl.BOOL,
+        "memdesc_subslice: no split dim cuts the layout's swizzle pattern (each power-of-2 "
+        "step of a split dim maps to a power-of-2 offset)",
+    ),
 )
 
 # Abbreviations, inlined wherever they are used (so partial ones are guarded by their user).
@@ -95,6 +170,16 @@ INVARIANTS: tuple[str, ...] = (
     # Runs nest: each level's stride spans everything inside it, so runs never overlap.
     "p2 >= run and p1 >= (c2 - 1) * p2 + run and p0 >= (c1 - 1) * p1 + (c2 - 1) * p2 + run",
     "run >= 1 or (p0 == 0 and p1 == 0 and p2 == 0)",
+    # Stock Triton views.
+    "op >= OP_ALIAS and op <= OP_INDEX",
+    "src_rank >= 0 and res_rank >= 0 and src_alloc_rank >= 0 and res_alloc_rank >= 0",
+    "src_lay_rank >= 0 and res_lay_rank >= 0",
+    "idx_static or idx == 0",
+    # A stock view has no offset argument, scope or init_value: those facts are neutral.
+    "op == OP_ALIAS or (src_buffered and not init_given and scope == SMEM and off_int)",
+    "op != OP_REINTERPRET or off == 0",
+    # memdesc_index starts its result idx results into the source (Triton's lowering).
+    "op != OP_INDEX or not idx_static or off == idx * res_bytes",
 )
 
 

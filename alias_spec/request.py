@@ -9,13 +9,26 @@ from typing import Any
 
 from .dtypes import dtype_bits
 from .errors import RequestError
-from .facts import SCOPES, SPACES
+from .facts import OPS, SCOPES, SPACES
 from .layouts import Layout, parse_layout
 from .memdesc import parse_memdesc
 from .physical import EMPTY, footprint
+from .triton_facts import (
+    NEUTRAL_OP_FACTS,
+    canonical_dtype,
+    index_value,
+    prefix_subview,
+    shared_layout,
+    subslice_facts,
+    subslice_span,
+    type_facts,
+)
 
 TOP_KEYS = {"source", "result", "scope", "alias_offset_bytes", "init_value", "attributes"}
 META_KEYS = {"name", "description", "expect", "op"}
+ALIAS_ONLY = {"scope", "alias_offset_bytes", "init_value"}
+OP_KEYS = {"ttg.memdesc_subslice": {"offsets"}, "ttg.memdesc_index": {"index"}}
+DEFAULT_OP = "tle.memdesc_alias"
 SIDE_KEYS = {"kind", "shape", "dtype", "space", "mutable", "layout", "alloc_shape"}
 SOURCE_ONLY = {"view_offsets", "base_offset_bytes", "alloc_alignment"}
 DEFAULT_ALIGNMENT = 16
@@ -116,7 +129,7 @@ def _source_geometry(src: dict[str, Any], shape: list[int | None], static: bool)
             f"must be {len(alloc_i)} non-negative integers (one per alloc dim)",
         )
     padded = [1] * (len(alloc_i) - len(dims)) + dims
-    for i, (o, d, a) in enumerate(zip(offsets, padded, alloc_i)):
+    for i, (o, d, a) in enumerate(zip(offsets, padded, alloc_i, strict=False)):
         if o + d > a:
             raise RequestError(
                 f"source.view_offsets[{i}]", f"view [{o}, {o + d}) exceeds alloc dim {a}"
@@ -128,6 +141,11 @@ def parse_request(obj: Any) -> Request:
     """Validate one request object and compute its facts; raises RequestError."""
     if not isinstance(obj, dict):
         raise RequestError("request", f"must be a JSON object, got {type(obj).__name__}")
+    op = obj.get("op", DEFAULT_OP)
+    if op not in OPS:
+        raise RequestError("op", f"must be one of {', '.join(OPS)}, got {json.dumps(op)}")
+    if op != DEFAULT_OP:
+        return _parse_view_request(obj, op)
     for key in obj:
         if key not in TOP_KEYS | META_KEYS:
             raise RequestError(key, "unknown field")
@@ -184,7 +202,162 @@ def parse_request(obj: Any) -> Request:
         "swz": (res_layout or Layout("other")).swizzle_repeat,
     }
     facts.update(_source_geometry(src, src_shape, src_static))
+    facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, aliases))
+    facts["op"] = OPS[DEFAULT_OP]
+    facts.update(NEUTRAL_OP_FACTS)
     return Request(facts=facts, raw=obj, notes=tuple(notes))
+
+
+def _view_type_facts(
+    src: dict[str, Any],
+    res: dict[str, Any],
+    src_shape: list[int | None],
+    res_shape: list[int | None],
+    facts: dict[str, int | bool],
+    aliases: dict[str, str],
+) -> dict[str, int | bool]:
+    """The memdesc-type facts of both sides (what Triton's type verifier looks at)."""
+    out: dict[str, int | bool] = {}
+    for prefix, side, shape in (("src", src, src_shape), ("res", res, res_shape)):
+        lay = shared_layout(side.get("layout"), aliases)
+        alloc = side.get("alloc_shape")
+        try:
+            alloc_l = None if alloc is None else _shape(alloc, f"{prefix}.alloc_shape", True)
+        except RequestError:
+            alloc_l = None  # judged (or rejected) by the source geometry, not here
+        out.update(type_facts(prefix, shape, alloc_l, lay, int(facts[f"{prefix}_bits"])))
+    return out
+
+
+def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
+    """A stock Triton view op (ttg.memdesc_reinterpret, _subslice or _index): its type and
+    operand facts, and the physical facts of the bytes it views, in alias terms (the result
+    starts ``off`` bytes after the source view's start), so that ``safe`` judges it too."""
+    allowed = {"source", "result", "attributes"} | META_KEYS | OP_KEYS.get(op, set())
+    for key in obj:
+        if key in ALIAS_ONLY:
+            raise RequestError(key, f"only a tle.memdesc_alias request takes it, not {op}")
+        if key not in allowed:
+            raise RequestError(key, "unknown field")
+    for key in ("source", "result", *OP_KEYS.get(op, ())):
+        if key not in obj and key != "index":
+            raise RequestError(key, "missing")
+    aliases = obj.get("attributes") or {}
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        raise RequestError("attributes", "must map attribute alias names to MLIR attribute text")
+    src = _side(obj["source"], "source", aliases)
+    res = _side(obj["result"], "result", aliases)
+    notes: list[str] = []
+    src_shape = _shape(src["shape"], "source.shape", True)
+    res_shape = _shape(res["shape"], "result.shape", True)
+    src_static, src_elems = _elems(src_shape)
+    res_static, res_elems = _elems(res_shape)
+    src_layout = parse_layout(src.get("layout"), "source.layout", aliases)
+    res_layout = parse_layout(res.get("layout"), "result.layout", aliases)
+    default_align = max(DEFAULT_ALIGNMENT, (src_layout or Layout("other")).swizzle_repeat)
+    src_bits = dtype_bits(src["dtype"], "source.dtype")
+    res_bits = dtype_bits(res["dtype"], "result.dtype")
+    facts: dict[str, int | bool] = {
+        "src_buffered": True,
+        "init_given": False,
+        "scope": SCOPES["smem"],
+        "src_space": _space(src, "source.space"),
+        "res_space": _space(res, "result.space"),
+        "src_mutable": _flag(src, "mutable", "source.mutable", True),
+        "res_mutable": _flag(res, "mutable", "result.mutable", True),
+        "off_int": True,
+        "off": 0,
+        "src_bits": src_bits,
+        "res_bits": res_bits,
+        "src_static": src_static,
+        "res_static": res_static,
+        "src_elems": src_elems,
+        "res_elems": res_elems,
+        "src_base": _nonneg_int(src, "base_offset_bytes", "source.base_offset_bytes", 0),
+        "align": _nonneg_int(src, "alloc_alignment", "source.alloc_alignment", default_align, 1),
+        "swz": (res_layout or Layout("other")).swizzle_repeat,
+        "op": OPS[op],
+    }
+    try:
+        facts.update(_source_geometry(src, src_shape, src_static))
+        alloc_ok = True
+    except RequestError as exc:
+        if exc.field.startswith("source.view_offsets") and "strided levels" in exc.problem:
+            raise
+        # A type the verifier rejects (alloc shape too small or of lower rank): judge the
+        # physical side as if the source were its own allocation; the type rules fire.
+        notes.append(f"{exc}; physical facts computed as if the source were dense")
+        facts.update(_source_geometry({"shape": src_shape}, src_shape, src_static))
+        alloc_ok = False
+    facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, aliases))
+    facts.update(NEUTRAL_OP_FACTS)
+    facts["same_elem"] = canonical_dtype(src["dtype"]) == canonical_dtype(res["dtype"])
+    src_lay = shared_layout(src.get("layout"), aliases)
+    res_lay = shared_layout(res.get("layout"), aliases)
+    facts["same_enc"] = src_lay.key == res_lay.key
+    src_alloc = src.get("alloc_shape") or src["shape"]
+    res_alloc = res.get("alloc_shape") or res["shape"]
+    facts["same_alloc"] = list(src_alloc) == list(res_alloc)
+    facts["src_prefix_sub"] = prefix_subview(list(src_shape), list(src_alloc))
+    res_eb = (res_bits + 7) // 8
+    if op == "ttg.memdesc_index":
+        static, idx = index_value(obj.get("index"))
+        facts.update(idx_static=static, idx=idx)
+        facts["idx_shape_ok"] = list(res_shape) == list(src_shape[1:])
+        if static:
+            facts["off"] = idx * res_elems * res_eb
+        else:
+            # Any in-range buffer: judge buffer 1 (or 0 when there is only one), whose start
+            # has the least alignment a non-zero buffer can have.
+            d0 = src_shape[0] if src_shape else None
+            facts["off"] = res_elems * res_eb if d0 is not None and d0 >= 2 else 0
+            notes.append("runtime index: judged for buffer 1; bounds are the program's duty")
+    elif op == "ttg.memdesc_subslice":
+        facts.update(subslice_facts(obj["offsets"], src_shape, res_shape, src_lay))
+        _subslice_physical(facts, src, src_shape, res_shape, obj["offsets"], alloc_ok, notes)
+    return Request(facts=facts, raw=obj, notes=tuple(notes))
+
+
+def _subslice_physical(
+    facts: dict[str, int | bool],
+    src: dict[str, Any],
+    src_shape: list[int | None],
+    res_shape: list[int | None],
+    offsets: list[int],
+    alloc_ok: bool,
+    notes: list[str],
+) -> None:
+    """A subslice result as an alias of the source view: it starts at its first element and
+    spans up to its last one (all its bytes lie in that interval). For a dense source that
+    interval is inside the source exactly when the result is; for a strided source only the
+    result's first contiguous run is judged (per-dim bounds: the triton-3.8/3.9 rules)."""
+    if (
+        not facts["src_static"]
+        or not facts["res_static"]
+        or not facts["sub_rank_ok"]
+        or len(src_shape) != len(res_shape)
+        or not facts["res_elems"]
+    ):
+        facts["res_elems"] = 0
+        return
+    shape = [int(d) for d in src_shape]  # type: ignore[arg-type]
+    alloc = [int(d) for d in (src.get("alloc_shape") or shape)] if alloc_ok else shape
+    views = src.get("view_offsets") if alloc_ok else None
+    view_offsets = list(views) if views else [0] * len(alloc)
+    dst = [int(d) for d in res_shape]  # type: ignore[arg-type]
+    first, last, run = subslice_span(shape, alloc, view_offsets, list(offsets), dst)
+    eb = (int(facts["src_bits"]) + 7) // 8
+    facts["off"] = first * eb
+    dense = int(facts["c0"]) * int(facts["c1"]) * int(facts["c2"]) == 1
+    span = last - first + 1 if dense else run
+    # res_elems counts result elements: the span is in source elements.
+    res_eb = (int(facts["res_bits"]) + 7) // 8
+    facts["res_elems"] = max(span * eb // max(res_eb, 1), 0)
+    if not dense:
+        notes.append(
+            "strided source: safe judges the subslice's first contiguous run; per-dim bounds "
+            "are the triton-3.8/3.9 rules"
+        )
 
 
 def load_requests(text: str) -> list[Any]:
