@@ -16,22 +16,35 @@ from typing import Any
 
 import z3
 
-from alias_spec.catalogue import rules_for
+from alias_spec import dsl
+from alias_spec.catalogue import compiled, rules_for
 from alias_spec.facts import INT32_MAX, INT64_MAX
 from alias_spec.request import parse_request
 
 from .check import check_facts
-from .witness import family, to_request
-from .z3expr import Env, fact_vars, fires, holds, invariants, model_facts
+from .witness import family, small, to_request
+from .z3expr import Env, fact_vars, fires, holds, invariants, model_facts, pin
 
 PROFILES = ("flagtree", "safe")
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "boundary.jsonl"
 
 
-def _distance(env: Env, target: Mapping[str, int | bool]) -> tuple[z3.ArithRef, list[z3.BoolRef]]:
+# What may always move between the two sides of an edge: the offset and the result's size.
+FREE = ("off", "res_elems", "off_int")
+
+
+def _free(rule_id: str) -> tuple[str, ...]:
+    """The facts a rule reads, plus FREE: everything else stays put across its edge."""
+    guard, formula = compiled(rule_id)
+    return tuple(sorted(set(FREE) | dsl.free_vars(guard) | dsl.free_vars(formula)))
+
+
+def _distance(
+    env: Env, target: Mapping[str, int | bool], free: tuple[str, ...]
+) -> tuple[z3.ArithRef, list[z3.BoolRef]]:
     terms, cons = [], []
     for name, v in target.items():
-        if isinstance(v, bool):
+        if isinstance(v, bool) or name not in free:
             continue
         d = z3.Int(f"__d_{name}")
         cons += [d >= env[name] - v, d >= v - env[name]]
@@ -39,20 +52,23 @@ def _distance(env: Env, target: Mapping[str, int | bool]) -> tuple[z3.ArithRef, 
     return z3.Sum(terms), cons
 
 
-def _optimise(constraints: list[z3.BoolRef], env: Env, near: Mapping[str, int | bool] | None):
+def _optimise(
+    constraints: list[z3.BoolRef],
+    env: Env,
+    near: Mapping[str, int | bool] | None,
+    free: tuple[str, ...] = FREE,
+):
     opt = z3.Optimize()
     opt.set("timeout", 10000)
     opt.add(invariants(env), family(env), *constraints)
     if near is not None:
-        dist, cons = _distance(env, near)
+        dist, cons = _distance(env, near, free)
         opt.add(*cons)
-        # Keep the boolean facts where they were, so the pair differs in numbers only.
-        opt.add(*[env[k] == z3.BoolVal(v) for k, v in near.items() if isinstance(v, bool)])
+        # Everything else stays put, so the pair differs only where the rule looks.
+        opt.add(*pin(env, {k: v for k, v in near.items() if not isinstance(v, bool)}, skip=free))
         opt.minimize(dist)
     else:
-        for v in env.values():
-            if z3.is_int(v):
-                opt.add(v >= -(2**40), v <= 2**40)
+        opt.add(small(env))  # readable witnesses; the fixed edges cover the big numbers
     if opt.check() != z3.sat:
         return None
     return model_facts(opt.model(), env)
@@ -62,16 +78,39 @@ def _alone(profile: str, rule_id: str, env: Env) -> list[z3.BoolRef]:
     return [fires(r, env) if r.id == rule_id else holds(r, env) for r in rules_for(profile)]
 
 
+def _pair(profile: str, rule_id: str, free: tuple[str, ...]):
+    """A violating-alone request and a valid one that differ only in ``free`` facts."""
+    bad_env, good_env = fact_vars(), fact_vars("good_")
+    s = z3.Solver()
+    s.set("timeout", 20000)
+    s.add(invariants(bad_env), family(bad_env), invariants(good_env), family(good_env))
+    s.add(*_alone(profile, rule_id, bad_env), *[holds(r, good_env) for r in rules_for(profile)])
+    s.add(*[bad_env[k] == good_env[k] for k in bad_env if k not in free])
+    if s.check() != z3.sat:
+        return None
+    m = s.model()
+    return model_facts(m, bad_env), model_facts(m, good_env)
+
+
 def rule_edges(profile: str, rule_id: str) -> list[tuple[str, dict[str, int | bool]]]:
     env = fact_vars()
     bad = _optimise(_alone(profile, rule_id, env), env, None)
+    if bad is None:  # some rules need big numbers (i32, int64 limits)
+        bad = _pair(profile, rule_id, _free(rule_id))
+        bad = bad[0] if bad else None
     if bad is None:
         return []
-    good = _optimise([holds(r, env) for r in rules_for(profile)], env, bad)
+    free = _free(rule_id)
+    good = _optimise([holds(r, env) for r in rules_for(profile)], env, bad, free)
+    if good is None:
+        # This violation hides others behind its guard: search the pair jointly instead.
+        pair = _pair(profile, rule_id, free)
+        if pair is not None:
+            bad, good = pair
     out = [(f"{rule_id} violated alone ({profile})", bad)]
     if good is not None:
         out.append((f"{rule_id} nearest valid ({profile})", good))
-        edge = _optimise(_alone(profile, rule_id, env), env, good)
+        edge = _optimise(_alone(profile, rule_id, env), env, good, free)
         if edge is not None:
             out.append((f"{rule_id} at its edge ({profile})", edge))
     return out
