@@ -11,13 +11,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _targets() -> list[tuple[str, Callable[[], str]]]:
     """(path relative to the repo root, generator) for every generated file."""
-    from . import gen_cpp, gen_mlir, gen_python, gen_recipes
+    from . import gen_cpp, gen_docs, gen_mlir, gen_python, gen_recipes
 
     return [
         ("compiler_patch/generated/alias_checks.py", gen_python.generate),
         ("compiler_patch/generated/alias_rules.h", gen_cpp.generate),
         ("compiler_patch/generated/MemDescAliasOpVerify.cpp", gen_mlir.generate),
         ("compiler_patch/generated/recipes.py", gen_recipes.generate),
+        *gen_docs.targets(),  # the docs site's generated pages
     ]
 
 
