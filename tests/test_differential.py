@@ -1,0 +1,275 @@
+"""Differential tests: the interpreter, the generated Python, the sanitized C++ header and z3
+judge the same cases and must return the same list of fired rule ids.
+
+Over one million cases per run (every fact tuple of the small-scope sweep, valid-by-
+construction, raw and perturbed random facts, parsed JSON requests, z3 boundary cases); z3 on
+every boundary case and a random sample of over 10,000. About two minutes on two cores (see
+benchmarks/results.md). A divergence is shrunk, saved under tests/regressions/ and fails the
+test; every saved one is replayed below.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alias_spec.catalogue import PROFILES, RULES, rules_for
+from alias_spec.interp import check_facts as interp_check
+from compiler_patch import cpp_engine, fuzz, py_engine
+from solver.check import check_facts as z3_check
+
+needs_cxx = pytest.mark.skipif(cpp_engine.compiler() is None, reason="no C++ compiler (g++)")
+ALL = ["interp", "python", "cpp", "z3"]
+REGRESSION_FILES = sorted(fuzz.REGRESSIONS.glob("*.json"))
+
+
+def _fail_with_repros(rep: fuzz.Report, found_by: str) -> None:
+    """Shrink, save and print every divergence; then fail."""
+    if not rep.divergences:
+        return
+    engines = [e for e in rep.compared if e != "construction"]
+    eng = fuzz.Engines(engines)
+    texts = []
+    for d in rep.divergences[:5]:
+        small = fuzz.shrink(d.case, eng.diverges, budget=400)
+        outs = eng.outcomes(small)
+        if small.expect is not None:
+            outs["construction"] = small.expect
+        div = fuzz.Divergence(small, outs)
+        path = fuzz.save_regression(div, fuzz.REGRESSIONS, found_by)
+        texts.append(f"{fuzz.repro_text(div)}\n  saved to {path}")
+    pytest.fail(f"{len(rep.divergences)} divergences:\n" + "\n".join(texts))
+
+
+# --- boundary cases ------------------------------------------------------------------------------
+
+
+def test_boundary_cases_reach_both_sides_of_every_rule() -> None:
+    cases = fuzz.boundary_cases()
+    interp = fuzz.InterpEngine()
+    alone, valid = Counter(), Counter()
+    for c in cases:
+        got = interp(c.facts, c.profile)
+        rule_id = c.note.split(" ")[0]
+        if got == (rule_id,):
+            alone[rule_id] += 1
+        if got == ():
+            valid[rule_id] += 1
+    for r in RULES:
+        if any(r in rules_for(p) for p in PROFILES):
+            assert alone[r.id] >= 1, f"no case where {r.id} alone fires"
+            assert valid[r.id] >= 1, f"no valid case beside {r.id}'s edge"
+
+
+def test_boundary_cases_sit_on_the_edges() -> None:
+    # The exact edges of the int64 and i32 limits are reached, on both sides.
+    def pairs(note: str, value) -> set[int]:
+        return {value(c.facts) for c in fuzz.boundary_cases() if note in c.note}
+
+    def src_bytes(f: dict) -> int:
+        return f["src_elems"] * ((f["src_bits"] + 7) // 8) - fuzz.INT64_MAX
+
+    def off(f: dict) -> int:
+        return f["off"] - fuzz.INT32_MAX
+
+    assert {0, 1} <= pairs("alias.size.static at src_elems", src_bytes)
+    assert {0, 1} <= pairs("alias.offset.i32 at off", off)
+
+
+@needs_cxx
+def test_boundary_cases_all_engines_and_the_z3_solver() -> None:
+    # Every boundary case through every engine, z3 twice: its term evaluation and the real
+    # solver engine (one satisfiability query per rule), sanitized C++.
+    cases = list(fuzz.boundary_cases())
+    rep = fuzz.run(cases, [*ALL, "z3-solver"], sanitize=True)
+    assert rep.compared["z3-solver"] == len(cases)  # every boundary case is in z3's domain
+    assert rep.compared["cpp"] == len(cases)
+    _fail_with_repros(rep, "tests/test_differential.py (boundary cases)")
+
+
+# --- one million cases ---------------------------------------------------------------------------
+
+
+@needs_cxx
+def test_one_million_cases() -> None:
+    rng = random.Random(20251129)
+    sweep = fuzz.Sweep()
+    boundary = fuzz.boundary_cases()
+    stats: Counter = Counter()
+    n_valid, n_random, n_request = 110_000, 120_000, 20_000
+    total = len(boundary) + n_valid + n_random + n_request + len(sweep)
+    pick = random.Random(7)
+    z3_rate = 14_000 / total
+
+    def z3_pick(_: int, c: fuzz.Case) -> bool:
+        return c.source == "boundary" or pick.random() < z3_rate
+
+    def cases():
+        yield from boundary
+        yield from fuzz.valid_cases(rng, n_valid)
+        yield from fuzz.random_cases(rng, n_random)
+        yield from fuzz.request_cases(rng, n_request, stats)
+        yield from sweep.cases(range(len(sweep)))
+
+    rep = fuzz.run(cases(), ALL, sanitize=True, z3_pick=z3_pick, chunk=25_000)
+    print(rep.summary())
+    assert rep.cases == total >= 1_000_000
+    assert rep.compared["interp"] == rep.compared["python"] == total
+    assert rep.compared["cpp"] >= 0.95 * total  # all but the facts beyond int64
+    assert rep.compared["z3"] - len(boundary) >= 10_000
+    assert stats["request rejected"] > 0  # malformed requests reached the parser too
+    _fail_with_repros(rep, "tests/test_differential.py::test_one_million_cases")
+
+
+def test_the_sweep_is_exhaustive_and_in_domain() -> None:
+    sweep = fuzz.Sweep()
+    assert len(sweep) == sweep.size_a + sweep.size_b > 750_000
+    rng = random.Random(1)
+    # Part A is a product of distinct values: distinct indices give distinct fact tuples.
+    idx = rng.sample(range(sweep.size_a), 20_000)
+    tuples = {tuple(sweep[i][n] for n in fuzz.NAMES) for i in idx}
+    assert len(tuples) == len(idx)
+    picks = [sweep[rng.randrange(len(sweep))] for _ in range(5000)]
+    assert all(fuzz.satisfies_invariants(f) for f in picks)
+    assert {sweep[i]["off"] for i in range(0, sweep.size_a, len(sweep.geos) * 64)} == set(
+        fuzz.Sweep.OFFSETS
+    )
+    # Part B: every combination of the control flags, scope and memory spaces.
+    part_b = [sweep[sweep.size_a + i] for i in range(sweep.size_b)]
+    flags = ("src_buffered", "init_given", "src_mutable", "res_mutable", "off_int",
+             "src_static", "res_static", "scope", "src_space", "res_space")  # fmt: skip
+    assert len({tuple(f[n] for n in flags) for f in part_b}) == 2**7 * 2 * 3 * 3
+
+
+def test_valid_by_construction_is_valid() -> None:
+    # The construction is an oracle of its own: checked by the big run too (expect=()).
+    rng = random.Random(3)
+    for _ in range(3000):
+        f = fuzz.valid_facts(rng)
+        assert fuzz.satisfies_invariants(f)
+        for p in fuzz.ALIAS_PROFILES:
+            assert interp_check(f, p).valid
+
+
+# --- hypothesis: raw facts, int64 extremes, outside the invariants and int64 --------------------
+
+
+@needs_cxx
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(fuzz.facts_strategy(), min_size=1, max_size=120), st.sampled_from(list(PROFILES)))
+def test_hypothesis_facts(batch: list[dict], profile: str) -> None:
+    cases = [fuzz.Case(f, profile, "hypothesis") for f in batch]
+    rep = fuzz.run(cases, ALL, sanitize=True)
+    _fail_with_repros(rep, "tests/test_differential.py::test_hypothesis_facts")
+
+
+# --- full verdicts: messages and reported values, not only rule ids ----------------------------
+
+
+@needs_cxx
+def test_full_verdicts_agree() -> None:
+    # Rule ids, messages and reported values, through each engine's check_facts.
+    rng = random.Random(5)
+    cases = list(fuzz.boundary_cases()) + list(fuzz.valid_cases(rng, 200))
+    cases += [c for c in fuzz.random_cases(rng, 600) if fuzz.in_int64(c.facts)]
+    judged = 0
+    for k, c in enumerate(cases):
+        try:
+            want = interp_check(c.facts, c.profile)
+        except ZeroDivisionError:
+            continue
+        got = py_engine.check_facts(c.facts, c.profile)
+        assert (got.valid, got.violations) == (want.valid, want.violations)
+        if k % 4 == 0:  # one harness run per call: a sample
+            got = cpp_engine.check_facts(c.facts, c.profile)
+            assert (got.valid, got.violations) == (want.valid, want.violations)
+        if c.source == "boundary":
+            got = z3_check(c.facts, c.profile, with_fixes=False)
+            assert got.valid == want.valid
+            assert [(v.rule, v.message, v.values) for v in got.violations] == [
+                (v.rule, v.message, v.values) for v in want.violations
+            ]
+        judged += 1
+    assert judged > 700
+
+
+# --- saved regressions ---------------------------------------------------------------------------
+
+
+@needs_cxx
+@pytest.mark.parametrize("path", REGRESSION_FILES, ids=[p.name for p in REGRESSION_FILES])
+def test_regression_replays(path: Path) -> None:
+    body = json.loads(path.read_text())
+    assert "unexplained" not in body["cause"], "explain the divergence before committing it"
+    d = fuzz.replay(path, sanitize=True)
+    assert not fuzz.disagree(d.outcomes), fuzz.repro_text(d)
+    for engine, outcome in body.get("expect", {}).items():
+        got = d.outcomes[engine]
+        assert (list(got) if isinstance(got, tuple) else got) == outcome, engine
+
+
+def test_there_are_regressions_to_replay() -> None:
+    assert REGRESSION_FILES
+
+
+# --- the machinery can fail: shrinking, saving, the campaign's exit status ---------------------
+
+
+def test_shrink_reaches_a_minimal_case() -> None:
+    base = fuzz.base_facts()
+    start = dict(fuzz.raw_facts(random.Random(9)), off=123_456_789, off_int=True)
+    case = fuzz.Case(start, "safe", "random")
+
+    def diverges(c: fuzz.Case) -> bool:  # a stand-in bug: "wrong whenever off > 100"
+        return c.facts["off"] > 100
+
+    small = fuzz.shrink(case, diverges)
+    assert small.facts == {**base, "off": 101}
+
+
+def test_divergences_are_saved_and_loaded(tmp_path: Path) -> None:
+    case = fuzz.Case(fuzz.base_facts(), "safe", "random", "a note")
+    d = fuzz.Divergence(case, {"interp": (), "python": ("alias.range.fits",)})
+    path = fuzz.save_regression(d, tmp_path, "a test")
+    again = fuzz.regression_cases(tmp_path)
+    assert [c.facts for c in again] == [case.facts]
+    assert json.loads(path.read_text())["outcomes"]["python"] == ["alias.range.fits"]
+
+
+@needs_cxx
+def test_campaign_passes_and_reports_rates(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert fuzz.main(3000, 1, ["interp", "python", "cpp"], save_dir=tmp_path) == 0
+    out = capsys.readouterr()
+    assert "interp: 3000 cases judged" in out.out
+    assert "python: 3000 cases judged" in out.out
+    assert out.out.count("cases/s") == 3
+    assert "divergences: 0" in out.out
+    assert "3000/3000" in out.err  # the progress bar
+    assert not list(tmp_path.iterdir())
+
+
+def test_campaign_reports_a_broken_engine(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    real = fuzz.python_engine
+
+    def broken(module=None):  # drops the last fired rule: a typical generator slip
+        run = real(module)
+        return lambda f, p: (lambda o: o[:-1] if isinstance(o, tuple) and o else o)(run(f, p))
+
+    monkeypatch.setattr(fuzz, "python_engine", broken)
+    assert fuzz.main(2000, 2, ["interp", "python"], save_dir=tmp_path) == 1
+    out = capsys.readouterr().out
+    assert "DIVERGENCE" in out and "python" in out
+    saved = list(tmp_path.glob("*.json"))
+    assert saved
+    body = json.loads(saved[0].read_text())
+    assert body["outcomes"]["interp"] != body["outcomes"]["python"]
