@@ -170,6 +170,12 @@ INVARIANTS: tuple[str, ...] = (
     # Runs nest: each level's stride spans everything inside it, so runs never overlap.
     "p2 >= run and p1 >= (c2 - 1) * p2 + run and p0 >= (c1 - 1) * p1 + (c2 - 1) * p2 + run",
     "run >= 1 or (p0 == 0 and p1 == 0 and p2 == 0)",
+    # Normal form: real levels are innermost (padding is outermost, count 1), and a level
+    # with several runs leaves a gap after each, otherwise it would have merged into one run.
+    "(c1 == 1 or c2 > 1) and (c0 == 1 or c1 > 1)",
+    "c2 == 1 or p2 > run",
+    "c1 == 1 or p1 > (c2 - 1) * p2 + run",
+    "c0 == 1 or p0 > (c1 - 1) * p1 + (c2 - 1) * p2 + run",
     # Stock Triton views.
     "op >= OP_ALIAS and op <= OP_INDEX",
     "src_rank >= 0 and res_rank >= 0 and src_alloc_rank >= 0 and res_alloc_rank >= 0",

@@ -115,7 +115,9 @@ def enum_name(rule_id: str) -> str:
 
 
 def profile_enum(name: str) -> str:
-    return name[:1].upper() + name[1:]
+    """A C++ identifier for a profile name: "triton-3.6" becomes "Triton_3_6"."""
+    ident = "".join(ch if ch.isalnum() else "_" for ch in name)
+    return ident[:1].upper() + ident[1:]
 
 
 def _fn(rule_id: str) -> str:

@@ -243,9 +243,34 @@ _TAIL = """
 """
 
 
+def _alias_facts() -> set[str]:
+    """Facts the alias profiles read; the rest describe stock Triton view ops only."""
+    from alias_spec import dsl
+    from alias_spec.catalogue import compiled, rules_for
+
+    names: set[str] = set()
+    for profile in ("flagtree", "safe"):
+        for r in rules_for(profile):
+            guard, formula = compiled(r.id)
+            names |= dsl.free_vars(guard) | dsl.free_vars(formula)
+    return names
+
+
+def _fact_exprs() -> dict[str, str]:
+    """FACT_EXPR, with neutral values for facts no alias rule reads (this op is an alias:
+    OP_ALIAS is 0, and the Triton view facts are off)."""
+    out = dict(FACT_EXPR)
+    used = _alias_facts()
+    for f in FACTS:
+        if f.name not in out and f.name not in used:
+            out[f.name] = "false" if f.sort == "bool" else "0"
+    return out
+
+
 def generate() -> str:
-    missing = [f.name for f in FACTS if f.name not in FACT_EXPR]
-    extra = sorted(set(FACT_EXPR) - {f.name for f in FACTS})
+    exprs = _fact_exprs()
+    missing = [f.name for f in FACTS if f.name not in exprs]
+    extra = sorted(set(exprs) - {f.name for f in FACTS})
     if missing or extra:
         raise ValueError(f"gen_mlir.FACT_EXPR out of date: missing {missing}, unknown {extra}")
     out = [HEADER]
@@ -280,6 +305,6 @@ def generate() -> str:
     out += [f"    {cstr(verifier_message(r))}," for r in RULES]
     out += ["};", "", _HELPERS]
     out.append("  Facts f;")
-    out += [f"  f.{fact.name} = {FACT_EXPR[fact.name]};" for fact in FACTS]
+    out += [f"  f.{fact.name} = {exprs[fact.name]};" for fact in FACTS]
     out.append(_TAIL)
     return "\n".join(out)

@@ -402,9 +402,9 @@ inline constexpr const char *kMessages[kNumRules] = {
 enum class Profile : int {
   Flagtree = 0,
   Safe = 1,
-  Triton36 = 2,
-  Triton38 = 3,
-  Triton39 = 4,
+  Triton_3_6 = 2,
+  Triton_3_8 = 3,
+  Triton_3_9 = 4,
 };
 
 inline constexpr std::size_t kNumProfiles = 5;
