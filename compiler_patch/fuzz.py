@@ -406,9 +406,12 @@ def nodes(e: dsl.Expr) -> Iterator[dsl.Expr]:
 
 @cache
 def shape_facts() -> frozenset[str]:
-    """PREFERRED_SHAPE plus whatever else keeps a product or divisor non-constant."""
+    """PREFERRED_SHAPE plus whatever else keeps a product or divisor non-constant: a
+    divisor's facts, and of a product's two sides the one whose facts the rules mention
+    least (so the facts most rules turn on stay free to move)."""
     pinned = set(PREFERRED_SHAPE) & set(NAMES)
     trees = [t for r in catalogue.RULES for t in compiled(r.id)] + list(_invariant_trees())
+    uses = Counter(n.value for t in trees for n in nodes(t) if n.op == "var")
     changed = True
     while changed:
         changed = False
@@ -417,7 +420,9 @@ def shape_facts() -> frozenset[str]:
                 extra = dsl.free_vars(node.args[1]) - pinned
             elif node.op == "*":
                 left, right = (dsl.free_vars(a) - pinned for a in node.args)
-                extra = right if left else set()
+                if not (left and right):
+                    continue
+                extra = min(left, right, key=lambda vs: (sum(uses[v] for v in vs), len(vs)))
             else:
                 continue
             if extra:
@@ -505,20 +510,36 @@ class _Query:
         return out
 
 
+def _gap(atom: dsl.Expr, facts: Facts) -> int:
+    """|lhs - rhs| of a comparison on concrete facts (unbounded where it divides by 0)."""
+    try:
+        lhs, rhs = (int(dsl.evaluate(a, facts)) for a in atom.args)
+    except ZeroDivisionError:
+        return 2**200
+    return abs(lhs - rhs)
+
+
 def _edge(
     profile: str, rule_id: str | None, atom: dsl.Expr | None, near: Facts, timeout_ms: int
 ) -> Facts | None:
     """The case nearest ``near`` on the given side of the edge: first only the comparison's
-    own facts move (the rest pinned to ``near``); failing that, every non-shape fact."""
+    own facts move (the rest pinned to ``near``); unless that reaches the edge (|lhs - rhs|
+    <= 1), every non-shape fact may move too, and the closer result wins."""
     shape = shape_facts()
+    found = None
     if atom is not None:
         movable = _movable(atom)
         pinned = {n: v for n, v in near.items() if n not in movable}
         found = _Query(profile, pinned).solve(rule_id, atom, timeout_ms)
-        if found is not None:
+        if found is not None and _gap(atom, found) <= 1:
             return found
     pinned = {n: v for n, v in near.items() if n in shape}
-    return _Query(profile, pinned).solve(rule_id, atom, timeout_ms)
+    wide = _Query(profile, pinned).solve(rule_id, atom, timeout_ms)
+    if found is None or (
+        wide is not None and atom is not None and _gap(atom, wide) < _gap(atom, found)
+    ):
+        return wide
+    return found
 
 
 def _witness(profile: str, rule_id: str | None, timeout_ms: int) -> Facts | None:
@@ -619,17 +640,24 @@ def small_geometry(rng: random.Random, max_dim: int = 16) -> tuple[int, dict[str
 
 
 def big_geometry(rng: random.Random) -> tuple[int, dict[str, int]]:
-    """Nested runs with strides and counts up to int64 scale (still within the invariants)."""
+    """Nested runs with strides and counts up to int64 scale, in the footprint's normal form
+    (real levels innermost, each leaving a gap after its runs; padding levels outermost)."""
     while True:
         run = rng.choice([1, 7, 2**20, 2**40, 2**61])
-        c2, c1, c0 = (rng.choice([1, 2, 3, 32]) for _ in range(3))
-        p2 = run + rng.choice([0, 1, 2**30])
-        p1 = (c2 - 1) * p2 + run + rng.choice([0, 5])
-        p0 = (c1 - 1) * p1 + (c2 - 1) * p2 + run + rng.choice([0, 2**33])
-        elems = c0 * c1 * c2 * run
-        geo = {"src_start": rng.choice([0, 3, 2**40]), "run": run,
-               "p0": p0, "c0": c0, "p1": p1, "c1": c1, "p2": p2, "c2": c2}  # fmt: skip
-        if max(elems, p0, geo["src_start"]) <= INT64_MAX:
+        levels = rng.randint(0, 3)
+        c, p = [1, 1, 1], [0, 0, 0]
+        extent = run
+        for lvl in (2, 1, 0)[:levels]:
+            c[lvl] = rng.choice([2, 3, 32])
+            p[lvl] = extent + rng.choice([1, 5, 2**30, 2**33])
+            extent += (c[lvl] - 1) * p[lvl]
+        for lvl in range(3 - levels):
+            p[lvl] = extent
+        elems = c[0] * c[1] * c[2] * run
+        start = rng.choice([0, 3, 2**40])
+        geo = {"src_start": start, "run": run, "p0": p[0], "c0": c[0], "p1": p[1],
+               "c1": c[1], "p2": p[2], "c2": c[2]}  # fmt: skip
+        if max(elems, extent, start) <= INT64_MAX:
             return elems, geo
 
 

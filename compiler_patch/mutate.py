@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,12 +105,16 @@ def _replaced(rules: tuple[Rule, ...], i: int, formula: dsl.Expr) -> tuple[Rule,
     return rules[:i] + (new,) + rules[i + 1 :]
 
 
-def mutations(every_comparison: bool = False) -> list[Mutation]:
+def mutations(
+    every_comparison: bool = False, only: Collection[str] | None = None
+) -> list[Mutation]:
     """Every rule deleted and every rule's top comparison flipped (with ``every_comparison``:
-    each of its comparisons flipped in turn)."""
+    each of its comparisons flipped in turn); ``only`` limits the rules mutated."""
     rules = catalogue.RULES
     out = []
     for i, r in enumerate(rules):
+        if only is not None and r.id not in only:
+            continue
         out.append(Mutation(r.id, "deleted", "rule removed", rules[:i] + rules[i + 1 :]))
         tree = dsl.parse(r.formula)
         flips = list(flip_each(tree)) if every_comparison else [flip_top(tree)]
@@ -196,14 +200,25 @@ def _part(ks: Sequence[int]) -> str:
 
 
 def _main(n: int) -> str:
-    """Reads fact lines (FACTS order, then a profile index); writes, per line, every
-    mutant's fired rule ids (comma-terminated), mutants separated by spaces."""
-    out = ["#include <iostream>", "#include <sstream>", "#include <string>", "#include <vector>"]
+    """Reads the indices of the mutants to run (first line), then fact lines (FACTS order,
+    then a profile index); writes, per fact line, each chosen mutant's fired rule ids
+    (comma-terminated), mutants separated by spaces."""
+    out = ["#include <cstddef>", "#include <iostream>", "#include <sstream>", "#include <string>",
+           "#include <vector>"]  # fmt: skip
     out += [_SIGNATURE.format(k=k) + ";" for k in range(n)]
+    out += ["using Runner = void (*)(const std::vector<long long> &, int, std::string &);"]
+    out += ["static const Runner kRunners[] = {" + ", ".join(f"run_m{k}" for k in range(n)) + "};"]
     out += [
         "int main() {",
         "  std::ios::sync_with_stdio(false);",
         "  std::string line, out;",
+        "  std::vector<std::size_t> active;",
+        "  if (!std::getline(std::cin, line)) return 2;",
+        "  {",
+        "    std::istringstream in(line);",
+        "    std::size_t k = 0;",
+        f"    while (in >> k) if (k < {n}) active.push_back(k); else return 2;",
+        "  }",
         f"  std::vector<long long> v({len(FACTS)});",
         "  while (std::getline(std::cin, line)) {",
         "    std::istringstream in(line);",
@@ -211,10 +226,17 @@ def _main(n: int) -> str:
         "    int p = 0;",
         "    in >> p;",
         "    if (!in) return 2;",
+        "    for (std::size_t k : active) {",
+        "      kRunners[k](v, p, out);",
+        "      out += ' ';",
+        "    }",
+        "    out += '\\n';",
+        "  }",
+        "  std::cout << out;",
+        "  return 0;",
+        "}",
+        "",
     ]
-    for k in range(n):
-        out += [f"    run_m{k}(v, p, out);", "    out += ' ';"]
-    out += ["    out += '\\n';", "  }", "  std::cout << out;", "  return 0;", "}", ""]
     return "\n".join(out)
 
 
@@ -259,27 +281,45 @@ def build_cpp_mutants(ms: Sequence[Mutation], directory: Path, jobs: int = 0) ->
     return binary
 
 
-def run_cpp_mutants(binary: Path, cases: Sequence[fuzz.Case], n: int) -> list[list[fuzz.Outcome]]:
-    """Outcomes per mutant (outer) and case (inner); None outside int64."""
+def run_cpp_mutants(
+    binary: Path, cases: Sequence[fuzz.Case], active: Sequence[int]
+) -> dict[int, list[fuzz.Outcome]]:
+    """Outcomes of the ``active`` mutants (by index) on each case; None outside int64."""
     index = {p: i for i, p in enumerate(PROFILES)}
     names = [f.name for f in FACTS]
-    lines, where = [], []
+    lines, where = [" ".join(str(k) for k in active)], []
     for i, c in enumerate(cases):
         if fuzz.in_int64(c.facts):
             values = [str(int(c.facts[x])) for x in names]
             lines.append(" ".join(values + [str(index[c.profile])]))
             where.append(i)
-    out: list[list[fuzz.Outcome]] = [[None] * len(cases) for _ in range(n)]
+    out: dict[int, list[fuzz.Outcome]] = {k: [None] * len(cases) for k in active}
     proc = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True,
                           text=True, check=False)  # fmt: skip
     rows = proc.stdout.split("\n")
-    if proc.returncode != 0 or len(rows) < len(lines):
+    if proc.returncode != 0 or len(rows) < len(where):
         raise RuntimeError(f"mutant program failed ({proc.returncode}): {proc.stderr[-2000:]}")
     for i, row in zip(where, rows[: len(where)], strict=True):
-        fields = row.split(" ")
-        for k in range(n):
-            out[k][i] = tuple(x for x in fields[k].split(",") if x)
+        for k, field in zip(active, row.split(" "), strict=False):
+            out[k][i] = tuple(x for x in field.split(",") if x)
     return out
+
+
+def _cpp_kills(
+    binary: Path, cases: Sequence[fuzz.Case], reference: Sequence[fuzz.Outcome], n: int
+) -> list[int | None]:
+    """First killing case per mutant. Cases go through in chunks and a killed mutant stops
+    running; mutant 0 (the unchanged control) runs on every case."""
+    kills: list[int | None] = [None] * n
+    chunk = 2000
+    for start in range(0, len(cases), chunk):
+        active = [k for k in range(n) if k == 0 or kills[k] is None]
+        got = run_cpp_mutants(binary, cases[start : start + chunk], active)
+        for k in active:
+            i = _first_kill(got[k], reference[start : start + chunk])
+            if i is not None and kills[k] is None:
+                kills[k] = start + i
+    return kills
 
 
 # --- scoring --------------------------------------------------------------------------------------
@@ -320,9 +360,8 @@ def run_mutants(
         directory = Path(tmp)
         if "cpp" in backends:
             binary = build_cpp_mutants(ms, directory)
-            columns = run_cpp_mutants(binary, cases, len(ms))
-            for m, col in zip(ms, columns, strict=True):
-                i = _first_kill(col, cpp_reference)
+            kills = _cpp_kills(binary, cases, cpp_reference, len(ms))
+            for m, i in zip(ms, kills, strict=True):
                 results.append(Result(m, "cpp", None if i is None else cases[i], i))
         for k, m in enumerate(ms):
             if "python" in backends:
