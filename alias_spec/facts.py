@@ -186,6 +186,23 @@ INVARIANTS: tuple[str, ...] = (
     "op != OP_REINTERPRET or off == 0",
     # memdesc_index starts its result idx results into the source (Triton's lowering).
     "op != OP_INDEX or not idx_static or off == idx * res_bytes",
+    # For a stock view (the alias profiles never read type facts, so hand-built alias fact
+    # sets need not keep them consistent): a type that is not a subview is its own
+    # allocation block (same rank, fits, starts at 0, one dense run) ...
+    "op == OP_ALIAS or src_subview or (src_alloc_rank == src_rank and src_alloc_fits and "
+    "src_start == 0 and run == src_elems and c0 == 1 and c1 == 1 and c2 == 1)",
+    "op == OP_ALIAS or res_subview or (res_alloc_rank == res_rank and res_alloc_fits)",
+    "not src_prefix_sub or src_subview",
+    # ... and a static shape has elements exactly when no dim is zero.
+    "op == OP_ALIAS or not src_static or src_nonzero == (src_elems >= 1)",
+    "op == OP_ALIAS or op == OP_SUBSLICE or not res_static or res_nonzero == (res_elems >= 1)",
+    # Operand facts of other ops keep their neutral values.
+    "op == OP_INDEX or (idx_static and idx == 0 and idx_shape_ok)",
+    "op == OP_SUBSLICE or (sub_rank_ok and not sub_split and sub_zero_ok and sub_tile_ok and "
+    "sub_off_lt and sub_in_bounds and sub_swz_ok)",
+    "op != OP_ALIAS or (same_elem and same_enc and same_alloc and not src_prefix_sub)",
+    # A subslice inside its source starts inside it.
+    "not (sub_in_bounds and res_nonzero) or sub_off_lt",
 )
 
 

@@ -178,9 +178,12 @@ def read_module(text: str) -> Module:
             continue
         op = dm.group("op")
         stmt = line
-        # A statement continues while brackets are open or it ends mid-signature.
-        while i + 1 < len(lines) and (
-            _balance(_strip_arrow(stmt)) > 0 or re.search(r"(:|->|,)\s*$", stmt)
+        # A view statement continues while brackets are open or it ends mid-signature (other
+        # ops may open a region here: they are not joined).
+        while (
+            op in VIEW_OPS | ALLOC_OPS
+            and i + 1 < len(lines)
+            and (_balance(_strip_arrow(stmt)) > 0 or re.search(r"(:|->|,)\s*$", stmt))
         ):
             i += 1
             stmt += " " + lines[i].strip()
@@ -219,7 +222,8 @@ def read_module(text: str) -> Module:
             lm = _LOC_REF.search(op.text)
             if op.loc is None and lm:
                 op.loc = _loc_text(lm.group(1), locs)
-    return Module(aliases, [f for f in functions if f], constants, locs)
+    kept = [(f, c) for f, c in zip(functions, constants, strict=True) if f]
+    return Module(aliases, [f for f, _ in kept], [c for _, c in kept], locs)
 
 
 # --- places ---------------------------------------------------------------------------------

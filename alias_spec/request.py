@@ -348,6 +348,9 @@ def _subslice_physical(
     first, last, run = subslice_span(shape, alloc, view_offsets, list(offsets), dst)
     eb = (int(facts["src_bits"]) + 7) // 8
     facts["off"] = first * eb
+    # A subslice keeps its parent's swizzle phase (Triton addresses it from the parent's base,
+    # and triton.subslice.swizzle judges the split), so no swizzle-repeat start applies.
+    facts["swz"] = 0
     dense = int(facts["c0"]) * int(facts["c1"]) * int(facts["c2"]) == 1
     span = last - first + 1 if dense else run
     # res_elems counts result elements: the span is in source elements.

@@ -346,18 +346,3 @@ def subslice_span(
         c -= 1
     run = full_dst[c] * stride[c]
     return first - base, last - base, run
-
-
-def neutral_view_facts() -> dict[str, int | bool]:
-    """Values of the stock-view facts that leave every ``triton.*`` type and operand rule
-    satisfied, for fact sets built by hand for ``tle.memdesc_alias`` (op = OP_ALIAS): the
-    alias profiles never read them, the engines still need every fact."""
-    out: dict[str, int | bool] = {"op": 0}
-    for side in ("src", "res"):
-        out.update({f"{side}_rank": 1, f"{side}_alloc_rank": 1, f"{side}_lay_rank": 1})
-        for name in ("d0_pow2", "tail_pow2", "nonzero", "alloc_fits", "alloc_tail_pow2"):
-            out[f"{side}_{name}"] = True
-        out.update({f"{side}_subview": False, f"{side}_nvmma_fits": True})
-        out[f"{side}_nvmma_rows"] = True
-    out.update(NEUTRAL_OP_FACTS)
-    return out

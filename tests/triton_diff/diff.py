@@ -21,17 +21,17 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path[:0] = [str(ROOT), str(HERE)]
-
-import cases as case_gen  # noqa: E402
-from runner import triton_version, verify_modules  # noqa: E402
+if __package__:  # imported as tests.triton_diff.diff
+    from . import cases as case_gen
+    from .runner import triton_version, verify_modules
+else:  # run as a script
+    sys.path[:0] = [str(ROOT), str(HERE)]
+    import cases as case_gen  # type: ignore[no-redef]
+    from runner import triton_version, verify_modules  # type: ignore[no-redef]
 
 from alias_spec.errors import RequestError  # noqa: E402
 from alias_spec.interp import check_facts  # noqa: E402
 from alias_spec.request import parse_request  # noqa: E402
-
-JSON_PATH = ROOT / "docs" / "triton-agreement.json"
-MD_PATH = ROOT / "docs" / "triton-agreement.md"
 
 
 def profile_for(version: str) -> str:
@@ -144,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"    {json.dumps(r['request'])}")
     if args.write:
-        import report
+        if __package__:
+            from . import report
+        else:
+            import report  # type: ignore[no-redef]
 
         report.update(result)
     return 1 if bad else 0

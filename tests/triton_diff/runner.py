@@ -9,6 +9,7 @@ it was on.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -16,6 +17,11 @@ from pathlib import Path
 from typing import Any
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
+
+
+def _no_paths(text: str) -> str:
+    """Abort messages quote build paths of the machine: keep only the file names."""
+    return re.sub(r"(?:/[\w.+-]+)+/([\w.+-]+)", r"\1", text)
 
 
 def triton_version(python: str = sys.executable) -> str:
@@ -54,7 +60,7 @@ def verify_modules(
             else:
                 results[msg["id"]] = {
                     "ok": msg["ok"],
-                    "error": msg["error"],
+                    "error": _no_paths(msg["error"]),
                     "crash": msg.get("crash", False),
                 }
                 begun = None
@@ -68,7 +74,7 @@ def verify_modules(
         if begun is None:
             raise RuntimeError(f"worker failed before any module:\n{proc.stderr[-2000:]}")
         tail = proc.stderr.strip().splitlines()[-3:]
-        results[begun] = {"ok": False, "error": " | ".join(tail)[-400:], "crash": True}
+        results[begun] = {"ok": False, "error": _no_paths(" | ".join(tail))[-400:], "crash": True}
         done = {i for i, _ in todo if i in results}
         todo = [(i, t) for i, t in todo if i not in done]
     return results

@@ -1,0 +1,1 @@
+"""Differential test of the triton-* profiles against Triton's real verifiers."""
