@@ -13,10 +13,10 @@ import pytest
 from alias_spec import dsl
 from alias_spec.catalogue import PROFILES, RULES
 from alias_spec.errors import RequestError
-from alias_spec.request import parse_request
 from alias_spec.facts import FACTS, INT32_MAX, INT64_MAX, INVARIANTS, expand
 from alias_spec.interp import check_facts as interp_check
 from alias_spec.physical import footprint
+from alias_spec.request import parse_request
 from compiler_patch import cpp_engine, gen_cpp, gen_mlir, py_engine
 
 GEN = Path(cpp_engine.__file__).parent / "generated"
