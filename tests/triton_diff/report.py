@@ -84,7 +84,10 @@ def render(data: dict[str, Any]) -> str:
         "its own (the source is a function argument), judged by the spec profile of the release",
         "and by that release's C++ verifier (parse + verify). An abort of the verifier counts as",
         "not accepted. Cases: boundary (every rule's edge), near (a valid case with one change),",
-        "random (seed 0).",
+        "random (seed 0). Releases other than the installed one run in their own virtual",
+        "environment: `python tests/triton_diff/diff.py --python VENV/bin/python --write`.",
+        "Theorems about these profiles (accepted-but-unsafe witnesses, 3.8 reinterprets as",
+        "aliases, the frontend's recipes): `python -m solver.triton_theorems`.",
         "",
         "| Triton | profile | cases | agree | disagree | accepted | aborted | accepted but "
         "unsafe |",
@@ -146,7 +149,7 @@ def render(data: dict[str, Any]) -> str:
         "The verifier kills the process instead of reporting an error. The spec models these as",
         "rejections (`triton.subslice.layout`, `triton.reinterpret.layout`,",
         "`triton.subslice.nvmma_rows`, `triton.reinterpret.nvmma_rows`). Counts per release are",
-        "in the table above; first examples:",
+        "in the table above; the smallest example per op and abort message:",
         "",
     ]
     for version, r in rel.items():
