@@ -468,46 +468,121 @@ def _movable(atom: dsl.Expr) -> set[str]:
     return (out - shape) or own
 
 
+@cache
+def _symbolic(profile: str) -> tuple[dict[str, Any], Any, dict[str, Any], dict[str, Any]]:
+    """z3 facts, the invariants and each rule's holds/fires terms for a profile (built once;
+    queries substitute their pinned facts into them)."""
+    from solver.z3expr import fact_vars, fires, holds, invariants
+
+    env = dict(fact_vars())
+    rules = rules_for(profile)
+    return (
+        env,
+        invariants(env),
+        {r.id: holds(r, env) for r in rules},
+        {r.id: fires(r, env) for r in rules},
+    )
+
+
 class _Query:
     """One profile's rules over z3 facts, with some facts pinned as constants."""
 
     def __init__(self, profile: str, pinned: Mapping[str, int | bool]) -> None:
         import z3
 
-        from solver.z3expr import fact_vars, fires, holds, invariants, to_z3
+        from solver.z3expr import to_z3
 
         self.z3, self.to_z3 = z3, to_z3
-        env: dict[str, Any] = dict(fact_vars())
-        for name, v in pinned.items():
-            env[name] = z3.BoolVal(v) if name in BOOLS else z3.IntVal(int(v))
-        self.env = env
-        free = [n for n in NAMES if n not in pinned and n not in BOOLS]
-        self.base = [invariants(env)]
-        self.base += [z3.And(env[n] >= INT64_MIN, env[n] <= INT64_MAX) for n in free]
-        self.holds = {r.id: holds(r, env) for r in rules_for(profile)}
-        self.fires = {r.id: fires(r, env) for r in rules_for(profile)}
+        env0, inv, holds, fires = _symbolic(profile)
+        consts = {
+            n: z3.BoolVal(bool(v)) if n in BOOLS else z3.IntVal(int(v)) for n, v in pinned.items()
+        }
+        # z3.substitute re-checks every pair's sorts in Python on each call; the C API call
+        # it wraps takes the arrays once built (the sorts match by construction).
+        n = len(consts)
+        src, dst = (z3.Ast * n)(), (z3.Ast * n)()
+        for i, (name, c) in enumerate(consts.items()):
+            src[i], dst[i] = env0[name].as_ast(), c.as_ast()
 
-    def side(self, rule_id: str | None) -> list[Any]:
-        """``rule_id`` fires and every other rule holds; None: every rule holds."""
+        def sub(t: Any) -> Any:
+            if not n:
+                return t
+            return z3.BoolRef(z3.Z3_substitute(t.ctx_ref(), t.as_ast(), n, src, dst), t.ctx)
+
+        self.env = {**env0, **consts}
+        free = [n for n in NAMES if n not in pinned and n not in BOOLS]
+        self.base = [sub(inv)]
+        self.base += [z3.And(env0[n] >= INT64_MIN, env0[n] <= INT64_MAX) for n in free]
+        self.holds = {r: sub(t) for r, t in holds.items()}
+        self.fires = {r: sub(t) for r, t in fires.items()}
+
+    def side(self, rule_id: str | None, alone: bool = True) -> list[Any]:
+        """``rule_id`` fires and (``alone``) every other rule holds; None: every rule holds."""
+        if not alone:
+            return [self.fires[rule_id]]
         return [self.fires[r] if r == rule_id else h for r, h in self.holds.items()]
 
-    def solve(self, rule_id: str | None, atom: dsl.Expr | None, timeout_ms: int) -> Facts | None:
+    def decides(self, rule_id: str, atom: dsl.Expr) -> Any:
+        """The comparison decides whether the rule fires: with it forced true the rule's
+        verdict differs from with it forced false (the MC/DC condition). Flipping the
+        comparison then flips the verdict, so a case at its edge tells the flip apart."""
+        z3 = self.z3
+        guard, formula = compiled(rule_id)
+        fired = []
+        for value in (True, False):
+            g, f = (_replace(t, atom, dsl.const(value)) for t in (guard, formula))
+            fired.append(z3.And(self.to_z3(g, self.env), z3.Not(self.to_z3(f, self.env))))
+        return z3.Xor(*fired)
+
+    def solve(
+        self,
+        rule_id: str | None,
+        atom: dsl.Expr | None,
+        timeout_ms: int,
+        alone: bool = True,
+        decides: str | None = None,
+    ) -> Facts | None:
         z3 = self.z3
         opt = z3.Optimize()
         opt.set("timeout", timeout_ms)
-        opt.add(*self.base, *self.side(rule_id))
+        opt.add(*self.base, *self.side(rule_id, alone))
+        if decides is not None and atom is not None:
+            opt.add(self.decides(decides, atom))
         if atom is not None:
             # Push the comparison to its edge: |lhs - rhs| as small as it can be.
             d = self.to_z3(atom.args[0], self.env) - self.to_z3(atom.args[1], self.env)
             opt.minimize(z3.If(d >= 0, d, -d))
         if opt.check() != z3.sat:
             return None
-        m = opt.model()
+        return self.facts(opt.model())
+
+    def facts(self, model: Any) -> Facts:
+        z3 = self.z3
         out: Facts = {}
         for n in NAMES:
-            val = z3.simplify(m.eval(self.env[n], model_completion=True))
+            val = z3.simplify(model.eval(self.env[n], model_completion=True))
             out[n] = z3.is_true(val) if n in BOOLS else val.as_long()
         return out
+
+
+def _replace(e: dsl.Expr, old: dsl.Expr, new: dsl.Expr) -> dsl.Expr:
+    if e == old:
+        return new
+    if not e.args:
+        return e
+    return dsl.Expr(e.op, tuple(_replace(a, old, new) for a in e.args), e.value)
+
+
+def _decided(rule_id: str, atom: dsl.Expr, facts: Facts) -> bool:
+    """On these facts, forcing the comparison true or false changes whether the rule fires."""
+    out = []
+    try:
+        for value in (True, False):
+            g, f = (_replace(t, atom, dsl.const(value)) for t in compiled(rule_id))
+            out.append(bool(dsl.evaluate(g, facts)) and not dsl.evaluate(f, facts))
+    except ZeroDivisionError:
+        return False
+    return out[0] != out[1]
 
 
 def _gap(atom: dsl.Expr, facts: Facts) -> int:
@@ -520,26 +595,64 @@ def _gap(atom: dsl.Expr, facts: Facts) -> int:
 
 
 def _edge(
-    profile: str, rule_id: str | None, atom: dsl.Expr | None, near: Facts, timeout_ms: int
+    profile: str,
+    rule_id: str | None,
+    atom: dsl.Expr | None,
+    near: Facts,
+    timeout_ms: int,
+    alone: bool = True,
+    owner: str | None = None,
 ) -> Facts | None:
     """The case nearest ``near`` on the given side of the edge: first only the comparison's
     own facts move (the rest pinned to ``near``); unless that reaches the edge (|lhs - rhs|
-    <= 1), every non-shape fact may move too, and the closer result wins."""
+    <= 1), every non-shape fact may move too, and the closer result wins. Cases where the
+    comparison decides the verdict of its rule ``owner`` are preferred: if the pinned shape
+    allows none, a small one is searched for (every fact free, non-linear, bounded)."""
     shape = shape_facts()
-    found = None
-    if atom is not None:
-        movable = _movable(atom)
-        pinned = {n: v for n, v in near.items() if n not in movable}
-        found = _Query(profile, pinned).solve(rule_id, atom, timeout_ms)
-        if found is not None and _gap(atom, found) <= 1:
+    for decides in [owner, None] if owner is not None else [None]:
+        found = None
+        if atom is not None:
+            movable = _movable(atom)
+            pinned = {n: v for n, v in near.items() if n not in movable}
+            found = _Query(profile, pinned).solve(rule_id, atom, timeout_ms, alone, decides)
+            if found is not None and _gap(atom, found) <= 1:
+                return found
+        pinned = {n: v for n, v in near.items() if n in shape}
+        wide = _Query(profile, pinned).solve(rule_id, atom, timeout_ms, alone, decides)
+        if atom is not None and wide is not None and found is not None:
+            found = wide if _gap(atom, wide) < _gap(atom, found) else found
+        else:
+            found = found or wide
+        if found is not None and (decides is None or atom is None or _gap(atom, found) <= 1):
             return found
-    pinned = {n: v for n, v in near.items() if n in shape}
-    wide = _Query(profile, pinned).solve(rule_id, atom, timeout_ms)
-    if found is None or (
-        wide is not None and atom is not None and _gap(atom, wide) < _gap(atom, found)
-    ):
-        return wide
-    return found
+        if decides is not None and atom is not None:
+            small = _decisive_witness(profile, rule_id, atom, decides, timeout_ms, alone)
+            if small is not None:
+                return dict(small)
+            if found is not None:
+                return found
+    return None
+
+
+@cache
+def _decisive_witness(
+    profile: str, rule_id: str | None, atom: dsl.Expr, owner: str, timeout_ms: int, alone: bool
+) -> Facts | None:
+    """A small case (every fact free, within +-256) on the given side where the comparison
+    sits at its edge (|lhs - rhs| <= 1, 0 first) and decides ``owner``'s verdict."""
+    import z3
+
+    from solver.witness import small
+
+    q = _Query(profile, {})
+    d = q.to_z3(atom.args[0], q.env) - q.to_z3(atom.args[1], q.env)
+    for target in (d == 0, z3.Or(d == 1, d == -1)):
+        s = z3.Solver()
+        s.set("timeout", timeout_ms)
+        s.add(*q.base, *q.side(rule_id, alone), q.decides(owner, atom), target, small(q.env, 256))
+        if s.check() == z3.sat:
+            return q.facts(s.model())
+    return None
 
 
 def _witness(profile: str, rule_id: str | None, timeout_ms: int) -> Facts | None:
@@ -602,14 +715,21 @@ def boundary_cases(timeout_ms: int = 1500) -> tuple[Case, ...]:
             if atom is not None and _big_constant(atom) and starts:
                 bases += [{**starts[-1], **shape} for shape in LARGE_SHAPES]
             for base in bases:
-                bad = _edge(profile, r.id, atom, base, timeout_ms)
+                bad = _edge(profile, r.id, atom, base, timeout_ms, owner=r.id)
                 # The valid side under each enforcing profile: a smaller profile may allow
                 # an edge that a larger one rules out.
-                goods = [_edge(p, None, atom, bad or base, timeout_ms) for p in homes]
+                goods = [_edge(p, None, atom, bad or base, timeout_ms, owner=r.id) for p in homes]
                 good = next((g for g in goods if g is not None), None)
                 if bad is None and good is not None:
-                    bad = _edge(profile, r.id, atom, good, timeout_ms)
+                    bad = _edge(profile, r.id, atom, good, timeout_ms, owner=r.id)
                 add(bad, r.id, f"{label}: violated alone")
+                if atom is not None and (
+                    bad is None or _gap(atom, bad) > 1 or not _decided(r.id, atom, bad)
+                ):
+                    # The rule cannot fire alone where this comparison decides it (another
+                    # rule fires with it there): take that edge with company.
+                    crowd = _edge(profile, r.id, atom, base, timeout_ms, False, r.id)
+                    add(crowd, r.id, f"{label}: violated with others")
                 for g in goods:
                     add(g, r.id, f"{label}: valid, nearest")
     return tuple(out)
