@@ -17,9 +17,12 @@ Domains. An engine is only compared where it is defined: ``cpp`` on int64 facts 
 request can produce); where the interpreter divides by zero (outside the invariants) the spec
 has no verdict, the Python engines must raise the same error and ``cpp``/``z3`` are skipped.
 
-Case sources: z3-generated boundary and near-miss cases, valid-by-construction facts, raw
-random facts (int64 extremes, values outside the invariants and outside int64), random JSON
-requests through the request parser, and an exhaustive small-scope sweep.
+Case sources: z3-generated boundary and near-miss cases (each rule's comparisons pushed to
+their edge by Optimize, on both sides, preferring cases where the comparison decides the
+rule's verdict), valid-by-construction facts, raw random facts (int64 extremes, values
+outside the invariants and outside int64), random JSON requests through the request parser,
+and an exhaustive small-scope sweep. ``suite`` is a fixed sample of them, boundary cases
+first (what ``mutate`` scores).
 
 ``main`` is ``alias-spec fuzz``: a campaign with a progress bar, cases per second per
 engine, and every divergence shrunk to a minimal repro (saved under ``tests/regressions``
@@ -352,6 +355,8 @@ def repro_text(d: Divergence) -> str:
         f"  facts differing from the base request: {json.dumps(diff)}",
         f"  all facts: {json.dumps(d.case.facts)}",
     ]
+    if d.case.request is not None:
+        lines.append(f"  parsed from the request: {json.dumps(d.case.request)}")
     if d.case.expect is not None:
         lines.append(f"  expected by construction: {list(d.case.expect)}")
     for e, o in d.outcomes.items():
