@@ -5,9 +5,11 @@ Formulas are written in a small subset of Python expression syntax (integers, na
 tree. The tree is the single thing every backend renders: the interpreter evaluates it, the
 solver turns it into z3 terms, the generators print it as Python or C++ and the docs as math.
 
-Integers are mathematical (unbounded). ``//`` and ``%`` are only ever applied to a
-non-negative left side and a positive right side in the catalogue (each rule's guard makes
-sure of it), so floor, Euclidean and truncating division all agree there.
+Integers are mathematical (unbounded). In the catalogue ``//`` and ``%`` only divide by
+a positive number on facts that meet ``facts.INVARIANTS`` (every parsed request does; the
+guards keep the left side non-negative), so floor and Euclidean division agree there.
+Outside the invariants they may differ: the interpreter and generated code floor, z3 is
+Euclidean (see tests/regressions/).
 """
 
 from __future__ import annotations
