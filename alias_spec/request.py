@@ -80,6 +80,14 @@ def _side(value: Any, name: str, aliases: dict[str, str]) -> dict[str, Any]:
     return value
 
 
+def _sides(obj: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+    """The attribute alias map and both validated sides of a request."""
+    aliases = obj.get("attributes") or {}
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        raise RequestError("attributes", "must map attribute alias names to MLIR attribute text")
+    return aliases, _side(obj["source"], "source", aliases), _side(obj["result"], "result", aliases)
+
+
 def _flag(side: dict[str, Any], key: str, fld: str, default: bool) -> bool:
     v = side.get(key, default)
     if not isinstance(v, bool):
@@ -152,11 +160,7 @@ def parse_request(obj: Any) -> Request:
     for key in ("source", "result"):
         if key not in obj:
             raise RequestError(key, "missing")
-    aliases = obj.get("attributes") or {}
-    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
-        raise RequestError("attributes", "must map attribute alias names to MLIR attribute text")
-    src = _side(obj["source"], "source", aliases)
-    res = _side(obj["result"], "result", aliases)
+    aliases, src, res = _sides(obj)
     notes: list[str] = []
 
     kind = src.get("kind", "buffered_tensor")
@@ -242,11 +246,7 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     for key in ("source", "result", *OP_KEYS.get(op, ())):
         if key not in obj and key != "index":
             raise RequestError(key, "missing")
-    aliases = obj.get("attributes") or {}
-    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
-        raise RequestError("attributes", "must map attribute alias names to MLIR attribute text")
-    src = _side(obj["source"], "source", aliases)
-    res = _side(obj["result"], "result", aliases)
+    aliases, src, res = _sides(obj)
     notes: list[str] = []
     src_shape = _shape(src["shape"], "source.shape", True)
     res_shape = _shape(res["shape"], "result.shape", True)
