@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from alias_spec import dsl
 from alias_spec.catalogue import RULES
-from alias_spec.facts import CONSTANTS, DEFINITIONS, sorts
+from alias_spec.facts import CONSTANTS, DEFINITIONS, Fact, sorts
 
 from .gen_python import PY
 
@@ -22,38 +22,23 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
-class RecipeFact:
-    name: str
-    sort: str
-    doc: str
-
-
-RECIPE_FACTS: tuple[RecipeFact, ...] = (
-    RecipeFact("tv", dsl.INT, "installed Triton version as major * 100 + minor (306 for 3.6)"),
-    RecipeFact("res_rank", dsl.INT, "rank of the result shape"),
-    RecipeFact("res_d0_pow2", dsl.BOOL, "the result's first dim is a power of 2"),
-    RecipeFact("res_tail_pow2", dsl.BOOL, "every result dim after the first is a power of 2"),
-    RecipeFact("res_layout_rank", dsl.INT, "rank of the result's shared layout"),
-    RecipeFact(
-        "res_layout_bits", dsl.INT, "element bit width an NVMMA result layout names, else 0"
-    ),
-    RecipeFact(
-        "src_sub", dsl.BOOL, "the source's memdesc type is a subview (shape != alloc_shape)"
-    ),
-    RecipeFact(
-        "src_alloc_pow2", dsl.BOOL, "every dim of the source type's alloc_shape is a power of 2"
-    ),
-    RecipeFact(
-        "src_layout_full", dsl.BOOL, "the source layout's rank equals its alloc_shape's rank"
-    ),
-    RecipeFact(
+RECIPE_FACTS: tuple[Fact, ...] = (
+    Fact("tv", dsl.INT, "installed Triton version as major * 100 + minor (306 for 3.6)"),
+    Fact("res_rank", dsl.INT, "rank of the result shape"),
+    Fact("res_d0_pow2", dsl.BOOL, "the result's first dim is a power of 2"),
+    Fact("res_tail_pow2", dsl.BOOL, "every result dim after the first is a power of 2"),
+    Fact("res_layout_rank", dsl.INT, "rank of the result's shared layout"),
+    Fact("res_layout_bits", dsl.INT, "element bit width an NVMMA result layout names, else 0"),
+    Fact("src_sub", dsl.BOOL, "the source's memdesc type is a subview (shape != alloc_shape)"),
+    Fact("src_alloc_pow2", dsl.BOOL, "every dim of the source type's alloc_shape is a power of 2"),
+    Fact("src_layout_full", dsl.BOOL, "the source layout's rank equals its alloc_shape's rank"),
+    Fact(
         "src_model",
         dsl.BOOL,
         "the spec's dense byte model describes the source view (false for a subslice that "
         "cuts a swizzled or NVMMA-tiled dim, whose bytes Triton places elsewhere)",
     ),
-    RecipeFact("gran", dsl.INT, "largest power of 2 dividing off (0 when off is 0)"),
+    Fact("gran", dsl.INT, "largest power of 2 dividing off (0 when off is 0)"),
 )
 
 # Abbreviations used below only (the spec's own definitions are inlined as well).
