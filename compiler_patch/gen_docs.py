@@ -1,21 +1,25 @@
 """Generator: the docs site's reference pages, from the catalogue, the solver and the theorems.
 
 One page per rule (formula as MathML, SMT-LIB, the generated Python and C++, a failing and a
-passing request found by z3), the rules index, the profile matrix with requests that tell each
-pair of profiles apart, and the theorems page (from ``docs/data/theorems.json``). Every page
-iterates whatever the catalogue holds when it runs.
+passing request found by z3, or for a stock Triton rule by a search over concrete view requests
+in compiler_patch/view_examples.py), the rules index, the profile matrix with requests that
+tell each pair of profiles apart, and the theorems page (from ``docs/data/theorems.json``).
+Every page iterates whatever the catalogue holds when it runs.
 
 Requests shown are made deterministic by construction: z3 only answers sat/unsat questions
 ("can fact x keep this value?", "is there a value within distance d?"), and the page shows the
-unique request those answers pin down, not whatever model a solver version happens to return.
+unique request those answers pin down, not whatever model a solver version happens to return;
+the view search takes the least request in a fixed order.
 
 Every request block carries an HTML comment ``<!-- example: request P=verdict ... -->``
 (``valid`` or the violated rule ids per profile); tests/test_docs.py re-runs each request
-through the engines and compares.
+through the engines and compares. A view request's one-op MLIR module carries
+``<!-- example: mlir P=verdict ... -->``, checked through ``alias-spec lint``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import html
 import inspect
@@ -32,11 +36,12 @@ from alias_spec import dsl
 from alias_spec.catalogue import PROFILES, RULES, Rule, compiled, rules_for
 from alias_spec.facts import CONSTANTS, DEFINITIONS, FACTS, INVARIANTS, expand, parse_checked
 from alias_spec.interp import check_facts
+from alias_spec.memdesc import parse_memdesc
 from alias_spec.request import parse_request
 from solver.witness import family, to_request
 from solver.z3expr import fact_vars, fires, holds, invariants, to_z3, valid
 
-from . import gen_cpp
+from . import gen_cpp, view_examples
 from .gen_python import PY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -353,21 +358,51 @@ def example_block(
 
 
 def _block(
-    kind: str, obj: dict[str, Any], shown: Mapping[str, int | bool], title: str, rules_dir: str
+    kind: str,
+    obj: dict[str, Any],
+    shown: Mapping[str, int | bool],
+    title: str,
+    rules_dir: str,
+    after: tuple[str, ...] = (),
 ) -> str:
+    """The JSON block with its verdict note, ``after`` (lines), then the verdict table."""
     v = verdicts(shown)
-    note = " ".join(f"{p}={','.join(ids) or 'valid'}" for p, ids in v.items())
+    note = _note(v)
     attr = f' title="{title}"' if title else ""
     out = [f"<!-- example: {kind} {note} -->", f"```json{attr}", _json(obj), "```", ""]
     if kind == "facts":
         out += ["(Facts, not a request: the ones that differ from the baseline request's, "]
         out[-1] += "`source` 64 x fp32, `result` 16 x fp32, offset 64.)"
         out += [""]
+    out += after
     out += ["| profile | verdict |", "| --- | --- |"]
     for p, ids in v.items():
         cell = ", ".join(f"[`{i}`]({rules_dir}{i}.md)" for i in ids) if ids else "valid"
         out.append(f"| `{p}` | {cell} |")
     return "\n".join(out) + "\n"
+
+
+def _note(v: Mapping[str, list[str]]) -> str:
+    return " ".join(f"{p}={','.join(ids) or 'valid'}" for p, ids in v.items())
+
+
+def view_block(req: dict[str, Any], title: str = "", rules_dir: str = "") -> str:
+    """A real request block; for a view op also its one-op MLIR module, whose stock Triton
+    verdicts (the request's) tests/test_docs.py checks through `alias-spec lint`. The other
+    profiles' physical rules need the source's place in its allocation, which the module's
+    function argument does not give, so lint does not judge them all there."""
+    facts = parse_request(req).facts
+    module = view_examples.module_text(req)
+    after: list[str] = []
+    if module is not None:
+        v = {p: ids for p, ids in verdicts(facts).items() if p in VIEW_PROFILES}
+        attr = f' title="{title}.mlir"' if title else ""
+        after += ["The same op in a module of its own, as Triton's verifiers were run on it "]
+        after[-1] += "(`alias-spec lint` on it reports the same rules under the `triton-*` "
+        after[-1] += "profiles):"
+        after += ["", f"<!-- example: mlir {_note(v)} -->", f"```text{attr}"]
+        after += [module.rstrip("\n"), "```", ""]
+    return _block("request", req, facts, title, rules_dir, tuple(after))
 
 
 def _json(obj: Any) -> str:
@@ -433,11 +468,13 @@ def _solve(what: str, profiles: tuple[str, ...], extra: Any, solve: Callable[[],
 def examples_json() -> str:
     """Every example the pages use, solved (or reused) for today's catalogue."""
     for r in RULES:
-        passing_example(r.id)
+        ex = view_example(r.id)
+        if ex is None or ex.fails is None:
+            passing_example(r.id)
     for a in PROFILES:
         for b in PROFILES:
             if a != b:
-                separating(a, b)
+                separating_request(a, b)
     items = dict(sorted(_solved.items(), key=lambda kv: kv[1]["what"]))
     return json.dumps({"examples": items}, indent=1) + "\n"
 
@@ -486,6 +523,73 @@ def separating(a: str, b: str) -> dict[str, int | bool] | None:
             lambda env: z3.And(valid(a, env), z3.Not(valid(b, env))), baseline_facts()
         ),
     )
+
+
+# Profiles whose rules judge stock Triton view ops: their rules' examples are real view
+# requests from a search (compiler_patch/view_examples.py), not z3's facts.
+VIEW_PROFILES = tuple(p for p in PROFILES if p.startswith("triton-"))
+
+
+@cache
+def _view_digest() -> str:
+    return hashlib.sha256(view_examples.digest_text().encode()).hexdigest()[:20]
+
+
+def view_example(rule_id: str) -> view_examples.Example | None:
+    """Real requests violating the rule and passing its home profile, for a rule whose home
+    profile judges view ops (None for the others)."""
+    r = next(x for x in RULES if x.id == rule_id)
+    p = home_profile(r)
+    if p not in VIEW_PROFILES:
+        return None
+    value = _solve(
+        f"view {r.id}",
+        (p,),
+        [r.id, _view_digest()],
+        lambda: dataclasses.asdict(view_examples.rule_example(r.id, p)),
+    )
+    return view_examples.Example(**value)
+
+
+def separating_request(a: str, b: str) -> dict[str, Any] | None:
+    """A real request that tells ``a`` from ``b`` when z3's separating facts are not one (a
+    pair involving a stock Triton profile), from the view search; None when the facts are a
+    request, or none separates."""
+    facts = separating(a, b)
+    if facts is None or readable(facts, (a, b))[0] == "request":
+        return None
+    if a not in VIEW_PROFILES and b not in VIEW_PROFILES:
+        return None
+    return _solve(
+        f"view separates {a} {b}",
+        (a, b),
+        _view_digest(),
+        lambda: view_examples.separating(a, b),
+    )
+
+
+def _changes(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """How two requests differ, field by field (memdesc text part by part)."""
+    out = []
+    for k in [*old, *(k for k in new if k not in old)]:
+        a, b = old.get(k), new.get(k)
+        if a == b:
+            continue
+        if isinstance(a, str) and isinstance(b, str) and a.startswith("!ttg.memdesc"):
+            da, db = parse_memdesc(a, k), parse_memdesc(b, k)
+            for part in dict.fromkeys([*da, *db]):
+                x, y = da.get(part), db.get(part)
+                if x != y:
+                    out.append(f"`{k}` {part.replace('_', ' ')} ({_part(x)} → {_part(y)})")
+        else:
+            out.append(f"`{k}` ({_part(a)} → {_part(b)})")
+    return ", ".join(out)
+
+
+def _part(v: Any) -> str:
+    if v is None:
+        return "none"
+    return f"`{v}`" if isinstance(v, str) else f"`{json.dumps(v)}`"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -603,11 +707,19 @@ def rule_page(r: Rule) -> str:
 
 
 def _examples_section(r: Rule) -> list[str]:
+    view = view_example(r.id)
+    if view is not None and view.fails is not None:
+        return _view_examples_section(r, view)
     p = home_profile(r)
     bad, alone = failing_example(r.id)
     out = ["## Examples", ""]
     if bad is None:
         return out + ["z3 found no request that violates this rule: it can never fire.", ""]
+    if view is not None:
+        out += ["No request of the searched family of view requests "]
+        out[-1] += "(`compiler_patch/view_examples.py`) violates this rule, so these examples "
+        out[-1] += "are z3's facts, not requests."
+        out += [""]
     out += ["Found by z3, starting from a 64-element fp32 source aliased by 16 elements at byte "]
     out[-1] += "64 and moving only the facts it must. Each is checked by `tests/test_docs.py`."
     out += ["", f"### A failing request ({p})", ""]
@@ -626,6 +738,33 @@ def _examples_section(r: Rule) -> list[str]:
     out += ["The nearest request the profile accepts; it differs in "]
     out[-1] += ", ".join(f"`{k}` ({bad[k]} → {good[k]})" for k in changed) + ":"
     out += ["", example_block(good, "passes", must_match=(p,))]
+    return out
+
+
+def _view_examples_section(r: Rule, ex: view_examples.Example) -> list[str]:
+    p = home_profile(r)
+    assert ex.fails is not None
+    out = ["## Examples", ""]
+    out += ["Real requests, found by a search over small requests "]
+    out[-1] += "(`compiler_patch/view_examples.py`): a few seeds (views every profile accepts "
+    out[-1] += "and one `tle.memdesc_alias`) and what one or two edits make of them (a dim, the "
+    out[-1] += "element type, the layout, mutability, the alloc shape, the memory space, an "
+    out[-1] += "offset, the index, the op); the least in a fixed order is shown. Each is checked "
+    out[-1] += "by `tests/test_docs.py`, the JSON through the engines of `alias-spec check` and "
+    out[-1] += "the module through `alias-spec lint`."
+    out += ["", f"### A failing request ({p})", ""]
+    if ex.alone:
+        out += [f"It violates `{r.id}` and no other `{p}` rule:"]
+    else:
+        out += [f"No request of the searched family violates `{r.id}` alone under `{p}`; this "]
+        out[-1] += "one violates it with others:"
+    out += ["", view_block(ex.fails, "fails")]
+    out += [f"### A passing request ({p})", ""]
+    if ex.passes is None:
+        return out + [f"No request of the searched family near it is valid under `{p}`.", ""]
+    out += ["The nearest request the profile accepts; it differs in "]
+    out[-1] += _changes(ex.fails, ex.passes) + ":"
+    out += ["", view_block(ex.passes, "passes")]
     return out
 
 
@@ -671,8 +810,14 @@ def profiles_page() -> str:
                 continue
             out += [f"### `{a}` accepts, `{b}` rejects", ""]
             facts = separating(a, b)
+            req = separating_request(a, b)
             if facts is None:
                 out += [f"None: `{a}` ⊆ `{b}` (unsatisfiable).", ""]
+            elif req is not None:
+                out += ["z3's nearest separating facts have no request form; this request, the "]
+                out[-1] += "least of the view search (`compiler_patch/view_examples.py`) that "
+                out[-1] += "tells the two apart, stands in:"
+                out += ["", view_block(req, rules_dir="rules/"), ""]
             else:
                 out += [example_block(facts, rules_dir="rules/", must_match=(a, b)), ""]
     return "\n".join(out)

@@ -3,9 +3,12 @@
 Fenced blocks are taken from every page under docs/. An HTML comment right above a block,
 ``<!-- example: ... -->``, says what it must do:
 
-- ``request`` / ``facts`` with ``PROFILE=valid|rule,rule`` pairs: the JSON (a request, or facts
-  as differences from the docs' baseline request) has exactly those verdicts under the
-  interpreter and the generated Python checks (z3 as well for rule pages' failing requests);
+- ``request`` / ``facts`` with ``PROFILE=valid|rule,rule`` pairs: the JSON (a request, alias
+  or view, or facts as differences from the docs' baseline request) has exactly those verdicts
+  under the interpreter and the generated Python checks (z3 as well for rule pages' failing
+  requests);
+- ``mlir`` with the same pairs, for the stock Triton profiles: `alias-spec lint` finds exactly
+  those rules in the module, which holds the op of the request block right above it;
 - ``excerpt FILE``: the block's text occurs verbatim in FILE;
 - ``run``: a Python block that runs without error;
 - ``exit=N`` on a console block: each ``$ `` command exits N (default 0); lines after a command
@@ -25,10 +28,11 @@ from pathlib import Path
 
 import pytest
 
-from alias_spec.catalogue import PROFILES, RULES, rule
+from alias_spec.catalogue import PROFILES, RULES, Rule, rule
 from alias_spec.interp import check_facts
+from alias_spec.lint import lint_text
 from alias_spec.request import parse_request
-from compiler_patch import gen_docs
+from compiler_patch import gen_docs, view_examples
 from compiler_patch.py_engine import check_facts as py_check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,6 +79,8 @@ REQUESTS = [b for b in ALL if b.note.split()[:1] in (["request"], ["facts"])]
 CONSOLE = [b for b in ALL if b.lang == "console"]
 RUN = [b for b in ALL if b.note == "run"]
 EXCERPTS = [b for b in ALL if b.note.startswith("excerpt ")]
+MLIR = [b for b in ALL if b.note.split()[:1] == ["mlir"]]
+VIEW_OPS = ("ttg.memdesc_reinterpret", "ttg.memdesc_subslice", "ttg.memdesc_index")
 
 
 def test_the_docs_have_examples_of_every_kind() -> None:
@@ -110,6 +116,74 @@ def test_request_examples_have_their_verdicts(b: Block) -> None:
     for profile, want in _expected(b.note).items():
         assert check_facts(facts, profile).rule_ids() == want, (b, profile)
         assert py_check(facts, profile).rule_ids() == want, (b, profile)
+
+
+@pytest.mark.parametrize("b", MLIR, ids=str)
+def test_mlir_examples_lint_to_their_verdicts(b: Block) -> None:
+    for profile, want in _expected(b.note).items():
+        report = lint_text(b.text, "example.mlir", profile)
+        judged = report.views == 1 and not any("not judged" in n for n in report.notes)
+        assert judged, (b, profile, report.notes)
+        assert [f.rule for f in report.findings] == want, (b, profile)
+
+
+def _next_block(b: Block) -> Block | None:
+    i = ALL.index(b) + 1
+    return ALL[i] if i < len(ALL) and ALL[i].page == b.page else None
+
+
+def test_every_view_request_has_its_module() -> None:
+    views = [b for b in REQUESTS if b.note.startswith("request")]
+    views = [b for b in views if json.loads(b.text).get("op") in VIEW_OPS]
+    assert len(views) >= len(MLIR) > 0
+    for b in views:
+        req, m = json.loads(b.text), _next_block(b)
+        assert m is not None and m in MLIR, f"{b}: no MLIR module after the view request"
+        stated, stock = _expected(b.note), _expected(m.note)
+        assert set(stock) == set(gen_docs.VIEW_PROFILES), m
+        assert all(stock[p] == stated[p] for p in stock), m
+        op_line = next(line for line in m.text.splitlines() if req["op"] in line)
+        assert req["source"] in op_line and req["result"] in op_line, m
+        if "offsets" in req:
+            offsets = ", ".join(map(str, req["offsets"]))
+            assert re.search(rf"{req['op']} %\w+\[{offsets}\] :", op_line), m
+        if req.get("index") is not None:
+            assert f"arith.constant {req['index']} " in m.text, m
+
+
+def _section(text: str, title: str) -> str:
+    return text.split(f"### {title}", 1)[1].split("\n### ", 1)[0]
+
+
+@pytest.mark.parametrize("r", RULES, ids=lambda r: r.id)
+def test_rule_pages_examples_say_what_their_rule_does(r: Rule) -> None:
+    """The failing example breaks the rule (alone when the page says so), the passing one
+    passes, under the rule's home profile; a stock Triton rule's examples are real requests
+    unless the page says the search found none."""
+    page = f"docs/rules/{r.id}.md"
+    home = gen_docs.home_profile(r)
+    text = (ROOT / page).read_text()
+    by_title = {b.info.strip(): b for b in REQUESTS if b.page == page}
+    fails, passes = by_title['title="fails"'], by_title.get('title="passes"')
+    got = check_facts(_facts(fails), home).rule_ids()
+    assert r.id in got, (page, got)
+    if "and no other" in _section(text, "A failing request"):
+        assert got == [r.id], (page, got)
+    if passes is not None:
+        assert check_facts(_facts(passes), home).valid, page
+    if home in gen_docs.VIEW_PROFILES and "No request of the searched family" not in text:
+        assert fails.note.startswith("request"), page
+        assert passes is not None and passes.note.startswith("request"), page
+
+
+def test_view_search_seeds_are_valid() -> None:
+    """The search starts from views every profile accepts, and from one alias request that
+    only the stock Triton profiles reject, for being no stock op."""
+    for seed in view_examples.SEEDS:
+        facts = parse_request(seed.request()).facts
+        for p in PROFILES:
+            want = ["triton.op.stock"] if seed.op == "alias" and p in gen_docs.VIEW_PROFILES else []
+            assert check_facts(facts, p).rule_ids() == want, (seed, p)
 
 
 def test_rule_pages_failing_requests_under_z3() -> None:

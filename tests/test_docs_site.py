@@ -68,6 +68,18 @@ def test_rule_pages_carry_formulas(site: Path) -> None:
         assert r.message in text.replace("&#39;", "'").replace("&quot;", '"'), r.id
 
 
+def test_rule_pages_render_their_modules(site: Path) -> None:
+    """Every MLIR example of a rule page comes out as a titled code block, none swallowed."""
+    shown = 0
+    for r in RULES:
+        source = (ROOT / "docs" / "rules" / f"{r.id}.md").read_text()
+        text = (site / "rules" / r.id / "index.html").read_text()
+        want = source.count("<!-- example: mlir ")
+        assert text.count(".mlir</span>") == want, r.id
+        shown += want
+    assert shown > 0
+
+
 def test_no_page_loads_anything_from_the_network(site: Path) -> None:
     for page in site.rglob("*.html"):
         for url in re.findall(r'(?:src|href)="(https?://[^"]+)"', page.read_text()):
