@@ -179,6 +179,42 @@ def cmd_lint(args: argparse.Namespace) -> int:
     return main(args.file, args.profile, args.format)
 
 
+def cmd_triton_diff(args: argparse.Namespace) -> int:
+    from triton_diff.diff import BadInput, command
+
+    try:
+        return command(
+            python=args.python,
+            write=args.write,
+            docs=args.docs_dir,
+            seed=args.seed,
+            near=args.near,
+            random=args.random,
+            limit=args.limit,
+            show=args.show,
+            as_json=args.json,
+        )
+    except BadInput as exc:
+        raise UsageError(str(exc)) from None
+
+
+TRITON_DIFF_HELP = """\
+Judge about 1800 view requests (ttg.memdesc_reinterpret, _subslice, _index: each rule's
+boundary, near misses of valid views, random draws) twice: by the spec profile of a Triton
+release and by that release's own C++ verifiers (parse and verify of a one-op module; an abort
+counts as a rejection), and report where they differ. Releases with a profile: 3.6, 3.8,
+3.9.
+
+Another release runs in its own virtual environment, which needs only Triton:
+  python -m venv v38 && v38/bin/pip install triton==3.8.0
+  alias-spec triton-diff --python v38/bin/python --write
+
+--write replaces that release's row of docs/triton-agreement.json and .md and keeps the
+other releases' rows. Exit status: 0 every case agrees (or differs as a known Triton
+finding), 1 an unexplained disagreement (a bug in the model), 2 bad input (e.g. an
+interpreter without Triton)."""
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     from .docsite import main
 
@@ -213,7 +249,16 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--json", action="store_true")
     pr.set_defaults(func=cmd_prove)
 
-    g = sub.add_parser("gen", help="regenerate the compiler checks, or --check they are fresh")
+    g = sub.add_parser(
+        "gen",
+        help="regenerate the compiler checks, or --check they are fresh",
+        description="Write every file generated from the catalogue: the checks under "
+        "compiler_patch/generated/ (alias_checks.py, alias_rules.h, MemDescAliasOpVerify.cpp, "
+        "recipes.py) and the docs pages (docs/rules/*.md, docs/profiles.md, docs/theorems.md, "
+        "docs/guides/lowering-recipes.md, docs/data/examples.json). With --check nothing is "
+        "written: exit 1 and list the stale files if any differs from what the catalogue "
+        "generates, else 0.",
+    )
     g.add_argument("--check", action="store_true", help="exit 1 if any generated file is stale")
     g.set_defaults(func=cmd_gen)
 
@@ -226,11 +271,49 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--engines", default="interp,python,cpp")
     f.set_defaults(func=cmd_fuzz)
 
-    li = sub.add_parser("lint", help="find unsafe memdesc views in a TTGIR/MLIR dump")
+    li = sub.add_parser(
+        "lint",
+        help="find unsafe memdesc views in a TTGIR/MLIR dump",
+        description="Follow every ttg.memdesc_reinterpret, _subslice, _index and "
+        "tle.memdesc_alias in a TTGIR or MLIR dump back to its ttg.local_alloc and judge it "
+        "by the profile; each violated rule is a finding with its values, a fix and the "
+        "kernel's source line when the dump has locations. --format text (default), json or "
+        "sarif (SARIF 2.1.0, for code-scanning upload). Exit status: 0 no findings, "
+        "1 findings, 2 unreadable input.",
+    )
     li.add_argument("file", help="a .ttgir or .mlir file, or - for stdin")
     li.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
     li.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     li.set_defaults(func=cmd_lint)
+
+    td = sub.add_parser(
+        "triton-diff",
+        help="compare the triton-* profiles with a Triton release's real verifiers",
+        description=TRITON_DIFF_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    td.add_argument(
+        "--python",
+        metavar="PY",
+        help="interpreter of the Triton release to test (default: this one)",
+    )
+    td.add_argument(
+        "--write", action="store_true", help="record the release's row in the agreement table"
+    )
+    td.add_argument(
+        "--docs-dir",
+        metavar="DIR",
+        help="where --write keeps triton-agreement.json/.md (default: the checkout's docs/)",
+    )
+    td.add_argument("--seed", type=int, help="seed of near-miss and random cases (default 0)")
+    td.add_argument("--near", type=int, metavar="N", help="near-miss pairs (default 150)")
+    td.add_argument("--random", type=int, metavar="N", help="random cases (default 600)")
+    td.add_argument(
+        "--limit", type=int, metavar="N", help="judge only N cases, spread over the set"
+    )
+    td.add_argument("--show", type=int, default=20, metavar="N", help="disagreements to print")
+    td.add_argument("--json", action="store_true", help="print the summary as JSON")
+    td.set_defaults(func=cmd_triton_diff)
 
     d = sub.add_parser("docs", help="build or serve the documentation site")
     d.add_argument("action", choices=("build", "serve"))

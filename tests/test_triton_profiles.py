@@ -23,8 +23,8 @@ from alias_spec.facts import FACTS, INVARIANTS, expand
 from alias_spec.interp import check_facts
 from alias_spec.request import parse_request
 from compiler_patch import cpp_engine, py_engine
-from tests.triton_diff import cases as case_gen
-from tests.triton_diff import diff, report
+from triton_diff import cases as case_gen
+from triton_diff import diff, report
 
 ROOT = Path(__file__).resolve().parent.parent
 TRITON = ("triton-3.6", "triton-3.8", "triton-3.9")
@@ -218,7 +218,7 @@ def test_agreement_table_is_committed_and_clean() -> None:
     for version, r in releases.items():
         s = r["summary"]
         assert r["profile"] == diff.profile_for(version)
-        assert s["cases"] == n, "regenerate: python tests/triton_diff/diff.py --write"
+        assert s["cases"] == n, "regenerate: alias-spec triton-diff --write"
         assert s["agree"] == n and s["disagree"] == 0 and r["disagreements"] == []
     md = (ROOT / "docs" / "triton-agreement.md").read_text()
     assert md == report.render(_table())
@@ -298,7 +298,7 @@ def test_witnesses_are_real_requests(outcomes: dict[str, Any]) -> None:
 
 @pytest.mark.skipif(not (_installed_triton() or "").startswith("3.6."), reason="needs triton 3.6")
 def test_3_6_witnesses_verify_on_real_triton(outcomes: dict[str, Any]) -> None:
-    from tests.triton_diff.runner import verify_modules
+    from triton_diff.runner import verify_modules
 
     mods = [
         (tid, case_gen.module(o.counterexample["request"]))

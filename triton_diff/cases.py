@@ -378,8 +378,9 @@ def _random_case(rng: random.Random) -> dict[str, Any]:
         rrank = rng.choice([1, 2])
         rshape = [rng.choice(POW2[2:]) for _ in range(rrank)]
         rdtype = rng.choice(["f16", "i8", "f32"])
+        rlay = rng.choice(layouts_for(rrank, rdtype))
         return case("random", RE, md(shape, dtype, lay, mut),
-                    md(rshape, rdtype, rng.choice(layouts_for(rrank, rdtype)), rng.random() < 0.85))  # fmt: skip
+                    md(rshape, rdtype, rlay, rng.random() < 0.85))  # fmt: skip
     if op == IDX:
         rshape = shape[1:] or [1]
         res_lay = lay if rng.random() < 0.6 else rng.choice(layouts_for(len(rshape), dtype))

@@ -20,20 +20,42 @@ WORKER = Path(__file__).resolve().parent / "worker.py"
 
 
 def _no_paths(text: str) -> str:
-    """Abort messages quote build paths of the machine: keep only the file names."""
-    return re.sub(r"(?:/[\w.+-]+)+/([\w.+-]+)", r"\1", text)
+    """Abort messages quote build paths of the machine: keep only the file names. An assert
+    also names the program as invoked (python, python3): drop it, it says nothing."""
+    text = re.sub(r"(?:/[\w.+-]+)+/([\w.+-]+)", r"\1", text)
+    return re.sub(r"(^|: )[\w.+-]+: (?=[\w.+-]+:\d+: )", r"\1", text)
+
+
+class InterpreterError(Exception):
+    """The interpreter given cannot run the test (missing, not Python, or without Triton)."""
 
 
 def triton_version(python: str = sys.executable) -> str:
-    proc = subprocess.run(
-        [python, "-c", "import triton; print(triton.__version__)"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """The Triton version ``python`` imports; InterpreterError (one line) if it cannot."""
+    try:
+        proc = subprocess.run(
+            [python, "-c", "import triton; print(triton.__version__)"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise InterpreterError("no such file") from None
+    except PermissionError:
+        raise InterpreterError("not executable") from None
+    except OSError as exc:
+        raise InterpreterError(f"cannot run it: {exc.strerror or exc}") from None
+    except subprocess.TimeoutExpired:
+        raise InterpreterError("importing triton took over 300 s") from None
+    lines = proc.stderr.strip().splitlines()
     if proc.returncode != 0:
-        raise RuntimeError(f"no importable triton for {python}: {proc.stderr.strip()[-300:]}")
-    return proc.stdout.strip()
+        last = lines[-1] if lines else f"exit status {proc.returncode}"
+        raise InterpreterError(f"cannot import triton ({_no_paths(last)[:200]})")
+    out = proc.stdout.strip().splitlines()
+    if not out:
+        raise InterpreterError("printed no Triton version (not a Python interpreter?)")
+    return out[-1]
 
 
 def verify_modules(

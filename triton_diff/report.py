@@ -1,8 +1,9 @@
-"""Writes the committed agreement table: docs/triton-agreement.json and .md.
+"""Writes the agreement table: triton-agreement.json and .md (committed under docs/).
 
 The JSON keeps, per Triton release, the summary, every disagreement and finding as a minimal
 module, and a few accepted-but-unsafe examples; the Markdown is rendered from the JSON alone
-(``render``), so the two never drift apart.
+(``render``), so the two never drift apart. ``update`` replaces one release's row and keeps
+the others, so each release can be run in its own environment.
 """
 
 from __future__ import annotations
@@ -11,23 +12,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-if __package__:
-    from . import cases as case_gen
-else:
-    import cases as case_gen  # type: ignore[no-redef]
+from . import cases as case_gen
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-JSON_PATH = ROOT / "docs" / "triton-agreement.json"
-MD_PATH = ROOT / "docs" / "triton-agreement.md"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"  # the committed table, when running from a checkout
+JSON_NAME = "triton-agreement.json"
+MD_NAME = "triton-agreement.md"
 EXAMPLES = 6  # accepted-but-unsafe examples kept per op
 
 
-def _entry(row: dict[str, Any]) -> dict[str, Any]:
+def entry(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
         "request": row["request"],
         "module": case_gen.module(row["request"]),
-        "model": "accept" if row["model_valid"] else "reject",
+        "model": {True: "accept", False: "reject", None: "not modelled"}[row["model_valid"]],
         "model_rules": row["fired"],
         "triton": "accept" if row["triton_ok"] else ("abort" if row["triton_crash"] else "reject"),
         "triton_error": row["triton_error"],
@@ -44,7 +43,7 @@ def _unsafe_examples(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         key = (r["op"], r["safe_fired"][0])
         if key not in picked and sum(k[0] == r["op"] for k in picked) < EXAMPLES:
-            picked[key] = _entry(r)
+            picked[key] = entry(r)
     return list(picked.values())
 
 
@@ -53,24 +52,49 @@ def _aborts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     picked: dict[tuple[str, str], dict[str, Any]] = {}
     for r in sorted(rows, key=lambda r: len(case_gen.module(r["request"]))):
         if r["triton_crash"]:
-            picked.setdefault((r["op"], r["triton_error"][:60]), _entry(r))
+            picked.setdefault((r["op"], r["triton_error"][:60]), entry(r))
     return list(picked.values())
 
 
-def update(result: dict[str, Any]) -> None:
-    data = json.loads(JSON_PATH.read_text()) if JSON_PATH.exists() else {"releases": {}}
+class TableError(Exception):
+    """The existing table cannot be read (one line)."""
+
+
+def _version_key(version: str) -> tuple[int | str, ...]:
+    return tuple(int(p) if p.isdigit() else p for p in version.split("."))
+
+
+def load(docs: Path) -> dict[str, Any]:
+    """The table in ``docs``; an empty one if there is none yet."""
+    path = docs / JSON_NAME
+    if not path.exists():
+        return {"releases": {}}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TableError(f"{path.name}: cannot read it ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("releases"), dict):
+        raise TableError(f"{path.name}: no 'releases' object")
+    return data
+
+
+def update(result: dict[str, Any], docs: Path = DOCS) -> list[Path]:
+    """Replace this release's row in the table under ``docs``, keep the others, re-render."""
+    data = load(docs)
     rows = result["rows"]
     data["releases"][result["version"]] = {
         "profile": result["profile"],
         "summary": result["summary"],
-        "disagreements": [_entry(r) for r in rows if r["status"] == "disagree"],
-        "findings": [_entry(r) for r in rows if r["status"] == "finding"],
+        "disagreements": [entry(r) for r in rows if r["status"] == "disagree"],
+        "findings": [entry(r) for r in rows if r["status"] == "finding"],
         "aborts": _aborts(rows),
         "accepted_but_unsafe": _unsafe_examples(rows),
     }
-    data["releases"] = dict(sorted(data["releases"].items()))
-    JSON_PATH.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
-    MD_PATH.write_text(render(data))
+    data["releases"] = dict(sorted(data["releases"].items(), key=lambda kv: _version_key(kv[0])))
+    json_path, md_path = docs / JSON_NAME, docs / MD_NAME
+    json_path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    md_path.write_text(render(data))
+    return [json_path, md_path]
 
 
 def render(data: dict[str, Any]) -> str:
@@ -78,14 +102,17 @@ def render(data: dict[str, Any]) -> str:
     out = [
         "# Triton view rules against Triton's own verifiers",
         "",
-        "Generated by `python tests/triton_diff/diff.py --python PY --write` from",
+        "Generated by `alias-spec triton-diff --python PY --write` from",
         "`docs/triton-agreement.json`; do not edit by hand. Each case is one",
         "`ttg.memdesc_reinterpret`, `ttg.memdesc_subslice` or `ttg.memdesc_index` in a module of",
         "its own (the source is a function argument), judged by the spec profile of the release",
         "and by that release's C++ verifier (parse + verify). An abort of the verifier counts as",
         "not accepted. Cases: boundary (every rule's edge), near (a valid case with one change),",
-        "random (seed 0). Releases other than the installed one run in their own virtual",
-        "environment: `python tests/triton_diff/diff.py --python VENV/bin/python --write`.",
+        "random (seed 0). A release other than the installed one runs in a virtual environment",
+        "that needs only Triton:",
+        "`python -m venv v38 && v38/bin/pip install triton==3.8.0`, then",
+        "`alias-spec triton-diff --python v38/bin/python --write` replaces that release's row and",
+        "keeps the others.",
         "Theorems about these profiles (accepted-but-unsafe witnesses, 3.8 reinterprets as",
         "aliases, the frontend's recipes): `python -m solver.triton_theorems`.",
         "",
@@ -185,8 +212,8 @@ def _history() -> list[str]:
         "  `64x64` 128-byte-swizzled tile verifies on 3.8 and 3.9).",
         "- 3.8 checks a subslice's start only when some dim is split (an identity subslice with an",
         "  out-of-range offset verifies on 3.8).",
-        "- 3.9 lets a subslice cut a leading buffer dim at any offset (no tile rule there); 3.6 and",
-        "  3.8 abort on any split of such a source.",
+        "- 3.9 lets a subslice cut a leading buffer dim at any offset (no tile rule there);",
+        "  3.6 and 3.8 abort on any split of such a source.",
         "- Swizzled layouts of lower rank than the shape are laid over the trailing dims.",
         "- A swizzled NVMMA layout covering fewer than 8 rows aborts 3.6/3.8 subslices, 3.8",
         "  reinterprets and 3.9 subslices and reinterprets (new abort rules).",

@@ -1,1 +1,0 @@
-"""Differential test of the triton-* profiles against Triton's real verifiers."""
