@@ -134,7 +134,8 @@ def _offset_swizzled(lay: SharedLayout, shape: list[int], coord: list[int]) -> i
     order = [d + pad for d in lay.order if 0 <= d + pad < n] or list(range(n - 1, -1, -1))
     order = order + [d for d in range(n - 1, -1, -1) if d not in order]
     col_dim = order[0]
-    row_dim = order[1] if n - pad > 1 else None
+    # A layout of higher rank than the shape (a type rule rejects it) has no row dim here.
+    row_dim = order[1] if n - pad > 1 and len(order) > 1 else None
     col = coord[col_dim]
     if row_dim is not None and lay.max_phase > 1:
         phase = (coord[row_dim] // max(lay.per_phase, 1)) % lay.max_phase

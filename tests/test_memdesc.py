@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from alias_spec.catalogue import PROFILES
 from alias_spec.errors import RequestError
+from alias_spec.interp import check_facts
 from alias_spec.layouts import parse_layout
 from alias_spec.memdesc import parse_memdesc
+from alias_spec.request import parse_request
 
 
 def test_basic_memdesc() -> None:
@@ -58,3 +63,63 @@ def test_swizzled_layout_has_no_absolute_repeat() -> None:
 def test_layout_aliases_resolve() -> None:
     lay = parse_layout("#s", "l", {"#s": "#ttg.nvmma_shared<{swizzlingByteWidth = 32}>"})
     assert lay is not None and lay.swizzle_repeat == 256
+
+
+# --- view requests with arbitrary types: a verdict or a RequestError, never a crash ----------
+
+_DIMS = st.lists(st.integers(0, 70), min_size=0, max_size=4)
+
+
+@st.composite
+def _layout(draw: st.DrawFn) -> str:
+    if draw(st.booleans()):
+        rank = draw(st.integers(1, 4))
+        order = draw(st.permutations(list(range(rank))))
+        v, p, m = (draw(st.sampled_from([1, 2, 4, 8])) for _ in range(3))
+        return (
+            f"#ttg.swizzled_shared<{{vec = {v}, perPhase = {p}, maxPhase = {m}, "
+            f"order = [{', '.join(map(str, order))}]}}>"
+        )
+    w = draw(st.sampled_from([0, 32, 64, 128]))
+    t = draw(st.sampled_from(["true", "false"]))
+    b = draw(st.sampled_from([8, 16, 32]))
+    return (
+        f"#ttg.nvmma_shared<{{swizzlingByteWidth = {w}, transposed = {t}, elementBitWidth = {b}}}>"
+    )
+
+
+@st.composite
+def _memdesc(draw: st.DrawFn) -> str:
+    dims = draw(_DIMS)
+    dt = draw(st.sampled_from(["i1", "i8", "f16", "f32", "f64"]))
+    shape = "".join(f"{d}x" for d in dims) + dt
+    tail = ", mutable" if draw(st.booleans()) else ""
+    alloc = draw(st.one_of(st.none(), _DIMS.filter(bool)))
+    if alloc:
+        tail += ", " + "x".join(map(str, alloc))
+    return f"!ttg.memdesc<{shape}, {draw(_layout())}, #ttg.shared_memory{tail}>"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    op=st.sampled_from(["ttg.memdesc_reinterpret", "ttg.memdesc_subslice", "ttg.memdesc_index"]),
+    src=_memdesc(),
+    res=_memdesc(),
+    offsets=st.lists(st.integers(-8, 80), max_size=4),
+    index=st.one_of(st.none(), st.integers(-3, 70)),
+)
+def test_any_view_request_gets_a_verdict_or_a_field_error(
+    op: str, src: str, res: str, offsets: list[int], index: int | None
+) -> None:
+    req: dict = {"op": op, "source": src, "result": res}
+    if op == "ttg.memdesc_subslice":
+        req["offsets"] = offsets
+    if op == "ttg.memdesc_index":
+        req["index"] = index
+    try:
+        facts = parse_request(req).facts
+    except RequestError as exc:
+        assert exc.field and str(exc)
+        return
+    for profile in PROFILES:
+        check_facts(facts, profile)
