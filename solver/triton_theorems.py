@@ -10,8 +10,7 @@ Same structure as ``solver/theorems.py`` (``Theorem``, ``Outcome``, ``run_theore
   elements is a safe alias at offset 0, except that nothing checks the start of a swizzled
   NVMMA result (``alias.base.aligned``); with sub-byte elements it is not (3.8 compares bits,
   shared memory stores one byte per i1).
-* ``recipe_*``: the frontend's Gluon recipes (compiler_patch/gen_recipes.py) for a safe alias
-  request: each op they emit is accepted by the release they are chosen for and is safe.
+* ``recipe_*``: the frontend's Gluon recipes for a safe alias request (``recipe_theorems.py``).
 
     python -m solver.triton_theorems [--only PREFIX] [--solver z3|cvc5|both]
 """
@@ -27,13 +26,12 @@ import z3
 
 from alias_spec.catalogue import SAFE, rule, rules_for
 from alias_spec.facts import INVARIANTS, OPS
-from compiler_patch import gen_recipes
 
+from .recipe_theorems import recipe_theorems
 from .theorems import Outcome, Theorem, run_theorem
-from .z3expr import Env, fact_vars, holds, term, to_z3, valid
+from .z3expr import Env, fact_vars, holds, term, valid
 
 TRITON = ("triton-3.6", "triton-3.8", "triton-3.9")
-TV = {"triton-3.6": 306, "triton-3.8": 308, "triton-3.9": 309}
 OP_CODES = {name.split("_", 1)[1]: code for name, code in OPS.items() if name.startswith("ttg.")}
 POW2 = [2**k for k in range(13)]  # sizes the witness family may use
 BITS = {8: "i8", 16: "f16", 32: "f32", 1: "i1"}
@@ -316,147 +314,12 @@ def _reinterpret_38(kind: str) -> Theorem:
     )
 
 
-# Recipe facts shared with the spec's facts (same meaning, the frontend's names).
-_RECIPE_LINKS = {
-    "res_rank": "res_rank",
-    "res_d0_pow2": "res_d0_pow2",
-    "res_tail_pow2": "res_tail_pow2",
-    "res_layout_rank": "res_lay_rank",
-    "src_sub": "src_subview",
-}
-
-
-def _recipe_env(alias: Env) -> dict[str, z3.ExprRef]:
-    env: dict[str, z3.ExprRef] = dict(alias)
-    for f in gen_recipes.RECIPE_FACTS:
-        if f.name in _RECIPE_LINKS:
-            env[f.name] = alias[_RECIPE_LINKS[f.name]]
-        else:
-            env[f.name] = (z3.Bool if f.sort == "bool" else z3.Int)(f"recipe_{f.name}")
-    return env
-
-
-def _recipe_formula(text: str, env: dict[str, z3.ExprRef]) -> z3.BoolRef:
-    return to_z3(gen_recipes.expand(text), env)
-
-
-def _src_type_valid(profile: str, env: Env) -> z3.BoolRef:
-    """The source is an existing descriptor: its own type passes the release's type rules."""
-    parts = [
-        env["src_rank"] >= 1,
-        env["src_rank"] - env["src_lay_rank"] >= 0,
-        env["src_rank"] - env["src_lay_rank"] <= 1,
-        env["src_alloc_rank"] >= env["src_rank"],
-        env["src_alloc_fits"],
-        env["src_tail_pow2"],
-    ]
-    if profile != "triton-3.6":
-        parts += [env["src_nonzero"], env["src_nvmma_fits"]]
-    if profile == "triton-3.9":
-        parts += [
-            z3.Or(env["src_d0_pow2"], env["src_lay_rank"] < env["src_rank"]),
-            env["src_alloc_tail_pow2"],
-            env["src_bits"] % 8 == 0,
-            env["src_bits"] >= 8,
-        ]
-    return z3.And(*parts)
-
-
-RECIPE_VIEW_CASES = {
-    # id suffix: (profile, assumptions, expected to hold, what a refutation means)
-    "triton-3.6": ("triton-3.6", ("bytes",), True, ""),
-    "triton-3.8": (
-        "triton-3.8",
-        ("bytes",),
-        False,
-        "refuted: 3.8 aborts on a reinterpret of a source whose leading dim is not a power "
-        "of 2, and the recipe predicate does not know it",
-    ),
-    "triton-3.8.pow2_source": ("triton-3.8", ("bytes", "src_d0"), True, ""),
-    "triton-3.8.subbyte": (
-        "triton-3.8",
-        ("src_d0",),
-        False,
-        "refuted: the recipe predicate compares bytes, 3.8 compares bits, so an i1 source "
-        "of the same byte size is rejected",
-    ),
-    "triton-3.9": (
-        "triton-3.9",
-        ("bytes",),
-        False,
-        "refuted: the recipe predicate lets a rank >= 2 result keep a non-power-of-2 leading "
-        "dim, which 3.9's type rule rejects",
-    ),
-    "triton-3.9.pow2_result": ("triton-3.9", ("bytes", "res_d0"), True, ""),
-}
-ASSUMPTIONS = {
-    "bytes": "whole-byte element types",
-    "src_d0": "a power-of-2 leading source dim",
-    "res_d0": "a power-of-2 leading result dim",
-}
-
-
-def _recipe_view(suffix: str) -> Theorem:
-    """Recipe "view" (off == 0): src._reinterpret(D, S, L) is one memdesc_reinterpret with the
-    alias request's source and result."""
-    profile, assume, expect, refutation = RECIPE_VIEW_CASES[suffix]
-
-    def build() -> tuple[z3.BoolRef, dict[str, Env]]:
-        a = _env("alias_")
-        r = _recipe_env(a)
-        v = dict(a)  # the reinterpret: same source, same result, a fresh root result type
-        v["op"] = z3.IntVal(OP_CODES["reinterpret"])
-        v["res_subview"] = z3.BoolVal(False)
-        v["res_alloc_rank"] = a["res_rank"]
-        v["res_alloc_fits"] = z3.BoolVal(True)
-        v["res_alloc_tail_pow2"] = a["res_tail_pow2"]
-        for name in ("same_elem", "same_enc", "same_alloc", "src_prefix_sub"):
-            v[name] = z3.Bool(f"view_{name}")
-        hyp = [
-            _invariants(a),
-            a["op"] == 0,
-            valid(SAFE, a),
-            r["tv"] == TV[profile],
-            a["off"] == 0,
-            *[_recipe_formula(s.formula, r) for s in gen_recipes.SUPPORT],
-            _recipe_formula(gen_recipes.RECIPES[0].formula, r),
-            _src_type_valid(profile, a),
-            a["src_base"] == 0,
-            a["align"] % 16 == 0,
-            a["res_mutable"],  # the frontend's aliases are always mutable
-            term("src_bytes", a) <= term("INT32_MAX", a),
-            # The result layout is one the frontend builds for the result: it fits.
-            a["res_nvmma_fits"],
-            a["res_nvmma_rows"],
-            a["src_nvmma_rows"],
-        ]
-        widths = (8, 16, 32, 64) if "bytes" in assume else (1, 8, 16, 32, 64)
-        hyp += [z3.Or(*[a[f"{side}_bits"] == b for b in widths]) for side in ("src", "res")]
-        if "src_d0" in assume:
-            hyp.append(a["src_d0_pow2"])
-        if "res_d0" in assume:
-            hyp.append(a["res_d0_pow2"])
-        hyp.append(_invariants(v))  # the emitted reinterpret is a real request too
-        goal = z3.And(valid(profile, v), valid(SAFE, v))
-        return z3.Implies(z3.And(*hyp), goal), {"alias": a}
-
-    given = ", ".join(ASSUMPTIONS[k] for k in assume)
-    statement = (
-        "for a safe alias at offset 0 that the frontend lowers with recipe 'view' on this "
-        f"release ({given}), the emitted memdesc_reinterpret is accepted by the release and "
-        "is safe"
-    )
-    if refutation:
-        statement += f" ({refutation})"
-    return Theorem(f"recipe_view.{suffix}", statement, profile, "valid", expect, build)
-
-
 def all_theorems() -> list[Theorem]:
     out: list[Theorem] = []
     out += [_unsafe_accept(p, op, kind) for p, op, kind in UNSAFE_CASES]
     out.append(_contained_39())
     out += [_reinterpret_38(k) for k in ("contained", "safe", "subbyte")]
-    out += [_recipe_view(suffix) for suffix in RECIPE_VIEW_CASES]
+    out += recipe_theorems()
     return out
 
 
