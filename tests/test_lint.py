@@ -1,8 +1,10 @@
 """`alias-spec lint` on real TTGIR dumps (tests/lint_cases/*.ttgir, compiled by Triton 3.6.0 for
-sm_90 from tests/lint_cases/kernels.py) and on hand-written modules.
+sm_90, or sm_100 for tensor memory, from tests/lint_cases/kernels.py) and on hand-written modules
+(tests/lint_cases/*.mlir, each with a header comment saying what it holds).
 
-Expected findings are written down from the kernels' comments (which view is the planted bug,
-on which line of the dump), not read back from the linter. Runs in about two seconds.
+Expected findings and notices are written down from the kernels' and modules' comments (which
+view is the planted bug, on which line, which allocation a value can reach), not read back from
+the linter. Runs in a few seconds.
 """
 
 from __future__ import annotations
@@ -16,8 +18,22 @@ from typing import Any
 
 import pytest
 
-from alias_spec.catalogue import rules_for
-from alias_spec.lint import lint_text, main, to_sarif
+from alias_spec import dsl
+from alias_spec.catalogue import compiled, rules_for
+from alias_spec.facts import FACTS
+from alias_spec.lint import (
+    BYTE_FACTS,
+    LAYOUT_FACTS,
+    NOTICES,
+    PLACEMENT_FACTS,
+    _Tracer,
+    judge_facts,
+    lint_text,
+    main,
+    to_json,
+    to_sarif,
+)
+from alias_spec.mlir_views import read_module, shown, view_start
 
 CASES = Path(__file__).resolve().parent / "lint_cases"
 
@@ -37,7 +53,15 @@ def _line_of(name: str, pattern: str) -> int:
 
 # --- real dumps -----------------------------------------------------------------------------
 
-CLEAN = ["tle_alias_view.ttgir", "tle_alias_rows.ttgir", "pipelined.ttgir", "views.ttgir"]
+CLEAN = [
+    "tle_alias_view.ttgir",
+    "tle_alias_rows.ttgir",
+    "pipelined.ttgir",
+    "views.ttgir",
+    "ring.ttgir",
+    "branch_stage.ttgir",
+    "triton_pipelined.ttgir",
+]
 
 
 @pytest.mark.parametrize("name", CLEAN)
@@ -151,6 +175,274 @@ def test_stock_view_module(profile: str, expected: dict[str, str]) -> None:
         assert rule_id in got[result], (result, got[result])
     # The untraced view (a function argument) is judged as its own allocation, with a note.
     assert any("not traced" in n for n in report.notes)
+
+
+# --- control flow ---------------------------------------------------------------------------
+
+
+def _places(name: str, function: str, value: str) -> list[tuple[str, int]]:
+    """(allocation, byte where the value's view starts) for each place lint gives ``value``."""
+    module = read_module((CASES / name).read_text())
+    fn = next(f for f in module.functions if f.name == function)
+    tracer = _Tracer(fn, module.aliases)
+    tracer.run()
+    keys = [k for k in tracer.values if shown(k) == value]
+    assert len(keys) == 1, keys
+    got = tracer.values[keys[0]]
+    assert isinstance(got, frozenset), got
+    op = next(o for o in fn.ops if o.operands[:1] == keys)  # a view of the value
+    src = tracer.side(op)[0]
+    assert src is not None
+    return sorted({(shown(p.root), view_start(p, src)) for p in got})
+
+
+def _by_result(report) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for f in report.findings:
+        out.setdefault(f.result, set()).add(f.rule)
+    return out
+
+
+def _notices(report, result: str) -> list[str]:
+    return [n.message for n in report.notices if n.result == result]
+
+
+def test_real_loop_carried_stage_is_traced_to_every_buffer() -> None:
+    # ring: a 3 x 64 x 64 fp16 ring (8192-byte stages) carried through the loop, re-indexed
+    # with (i + 1) % 3: the carried stage is buffer 0, 1 or 2.
+    assert _places("ring.ttgir", "ring", "%cur_3") == [("%bufs", 0), ("%bufs", 8192),
+                                                        ("%bufs", 16384)]  # fmt: skip
+    # The loop's result is the carried value's last value; after the loop it is sliced.
+    assert _places("ring.ttgir", "ring", "%cur_2#1") == _places("ring.ttgir", "ring", "%cur_3")
+    report = _lint("ring.ttgir", "safe")
+    assert report.notices == []  # every view, in the loop and after it, reaches %bufs
+    assert report.views == 4
+
+
+def test_real_branch_is_traced_to_both_stages() -> None:
+    # branch_stage: scf.if yields buffer 0 or buffer 1; the printer names the value %s in both
+    # branches (sibling regions), which must stay two values.
+    assert _places("branch_stage.ttgir", "branch_stage", "%1") == [("%bufs", 0),
+                                                                    ("%bufs", 8192)]  # fmt: skip
+    assert _lint("branch_stage.ttgir", "safe").notices == []
+
+
+def test_real_ring_overflow_is_an_error_from_the_last_stage() -> None:
+    # ring_overflow: the carried 8 KB stage read as 16 KB. From stages 0 and 1 that stays in the
+    # 24 KB allocation; stage 2 (reached through the loop's runtime index) leaves it.
+    name = "ring_overflow.ttgir"
+    report = _lint(name, "safe")
+    line = _line_of(name, r"= ttg\.memdesc_reinterpret ")
+    assert {f.rule for f in report.findings} == {"alias.range.fits", "alias.range.physical"}
+    for f in report.findings:
+        assert (f.line, f.level) == (line, "error")
+        assert f.column == (CASES / name).read_text().splitlines()[line - 1].index("ttg.") + 1
+        assert f.context and "from byte 16384 the view leaves the allocation" in f.context
+        assert f.source and f.source.startswith("tests/lint_cases/kernels.py:")
+    assert report.notices == []
+    assert _lint(name, "triton-3.6").findings == []  # what Triton 3.6 compiled
+
+
+def test_real_pipelined_matmul_is_clean_and_traced() -> None:
+    # Triton's own pipeliner: a three-stage cp.async ring per operand, indexed at runtime.
+    report = _lint("triton_pipelined.ttgir", "safe")
+    assert (report.findings, report.notices, report.views) == ([], [], 8)
+
+
+def test_scf_for_ring_buffer_is_clean_and_traced() -> None:
+    # loop_ring.mlir @ring: stages start at 0, 8192 and 16384 (3 x 64 x 64 fp16, NVMMA with a
+    # 1024-byte swizzle repeat, so every stage start is aligned).
+    assert _places("loop_ring.mlir", "ring", "%cur") == [("%bufs", 0), ("%bufs", 8192),
+                                                          ("%bufs", 16384)]  # fmt: skip
+    for profile in ("safe", "triton-3.6", "triton-3.8", "triton-3.9"):
+        report = _lint("loop_ring.mlir", profile)
+        assert not [f for f in report.findings if f.result in ("%top", "%same", "%tail")]
+        # Untraced, %same's NVMMA start (alias.base.aligned) could not be judged.
+        assert report.notices == [], [str(n) for n in report.notices]
+
+
+def test_scf_for_ring_buffer_worst_stage() -> None:
+    # loop_ring.mlir @ring_two_stages: 16 KB read from each 8 KB stage; only from the last stage
+    # (byte 16384, reached through the yield's runtime index) does it leave the allocation.
+    report = _lint("loop_ring.mlir", "safe")
+    wide = [f for f in report.findings if f.result == "%wide"]
+    assert {f.rule for f in wide} == {"alias.range.fits", "alias.range.physical"}
+    line = _line_of("loop_ring.mlir", "%wide = ")
+    for f in wide:
+        assert (f.line, f.level) == (line, "error")
+        assert f.context == ("source %cur can start at byte 0, 8192, 16384 of %bufs; "
+                             "from byte 16384 the view leaves the allocation")  # fmt: skip
+
+
+def test_yield_of_an_out_of_range_reinterpret() -> None:
+    # loop_yield.mlir @settles: the yield reinterprets the top half of the carried buffer as
+    # the whole buffer: 8192 bytes out of a 4096-byte view, inside the 8192-byte allocation.
+    name = "loop_yield.mlir"
+    report = _lint(name, "safe")
+    line = _line_of(name, "%next = ttg.memdesc_reinterpret %head")
+    settles = [f for f in report.findings if f.line == line]
+    assert {f.rule for f in settles} == {"alias.range.fits", "alias.range.physical"}
+    for f in settles:
+        assert (f.result, f.level) == ("%next", "warning")
+        assert f.column == (CASES / name).read_text().splitlines()[line - 1].index("ttg.") + 1
+    # The carried value settles at byte 0 of %buf: no view of @settles is untraced.
+    assert _places(name, "settles", "%cur") == [("%buf", 0)]
+    assert not [n for n in report.notices if n.line < _line_of(name, "tt.func @moves")]
+
+
+def test_yield_that_moves_the_carried_value_is_untraced_with_its_operand() -> None:
+    # loop_yield.mlir @moves: each trip starts 2048 bytes later; lint names the yield.
+    name = "loop_yield.mlir"
+    report = _lint(name, "safe")
+    notes = _notices(report, "%half")
+    assert len(notes) == 1
+    assert "changes on every iteration" in notes[0]
+    assert (
+        f"yield operand %next (line {_line_of(name, 'scf.yield %next : !ttg.memdesc<32x64')})"
+        in notes[0]
+    )
+    # Its out-of-range reinterpret is still found (4096 bytes out of a 2048-byte view).
+    line = _line_of(name, "%next = ttg.memdesc_reinterpret %half")
+    assert "alias.range.fits" in {f.rule for f in report.findings if f.line == line}
+
+
+def test_loop_values_from_different_allocations_are_untraced_with_the_operands() -> None:
+    name = "loop_two_allocs.mlir"
+    report = _lint(name, "safe")
+    assert report.findings == []
+    first, second = (n.message for n in report.notices)
+    assert "different allocations" in first
+    assert f"init operand %a (line {_line_of(name, 'iter_args.%cur = %a')}) views %a" in first
+    assert f"yield operand %other (line {_line_of(name, 'scf.yield %other')}) views %b" in first
+    assert "init operand %x" in second and "argument of function @argument_init" in second
+    # Judged as its own allocation, without its start: the address rules are not judged.
+    assert "not judged: alias.address.aligned, alias.address.i32, alias.base.aligned" in first
+    assert {n.kind for n in report.notices} == {"lint.untraced"}
+
+
+@pytest.mark.parametrize(
+    "result",
+    ["%words", "%inside", "%after", "%joined", "%0"],
+)
+def test_views_chosen_by_control_flow_are_judged_at_each_place(result: str) -> None:
+    # branch_views.mlir: each of these is a 4 x i32 view of a value that starts at byte 0 or 2
+    # (scf.if results, scf.while do-region arguments and results, a cf block argument, a
+    # warp-specialize partition argument); byte 2 is not 4-byte aligned.
+    report = _lint("branch_views.mlir", "safe")
+    got = [f for f in report.findings if f.result == result]
+    assert [f.rule for f in got] == ["alias.address.aligned"]
+    assert got[0].values["abs_off"] == 2
+    assert report.notices == []  # the partition's %0 is not the function's %0
+    # The function's own %1 views its %0 (byte 16): aligned.
+    assert _line_of("branch_views.mlir", "      %0 = tle") == got[0].line or result != "%0"
+    assert not [f for f in report.findings if f.result == "%1"]
+
+
+def test_if_results_are_both_branches() -> None:
+    assert _places("branch_views.mlir", "if_views", "%v") == [("%buf", 0), ("%buf", 2)]
+    f = next(f for f in _lint("branch_views.mlir", "safe").findings if f.result == "%words")
+    assert f.context == "source %v can start at byte 0, 2 of %buf; the rule fails at byte 2"
+
+
+# --- layouts and memory the spec does not model ---------------------------------------------
+
+
+def test_unmodelled_layouts_and_tensor_memory_are_notices_not_verdicts() -> None:
+    name = "unmodelled.mlir"
+    report = _lint(name, "safe")
+    # Only what needs no byte placement is a finding.
+    assert _by_result(report) == {
+        "%rw": {"alias.mutability"},  # a mutable view of a read-only padded buffer
+        "%moved": {"alias.space.match"},  # tensor memory viewed as shared memory
+        "%alias": {"alias.scope.smem"},  # alias mode in tensor memory
+    }
+    expect = {
+        "%one": "tensor memory",  # the last %one (tensor memory) wins in this map
+        "%flat": "#pad = #ttg.padded_shared",
+        "%rows": "#pad = #ttg.padded_shared",  # a swizzled view of padded bytes
+        "%rw": "#pad = #ttg.padded_shared",
+        "%top": "#lin = #ttg.shared_linear",
+        "%half": "tensor memory",
+        "%moved": "tensor memory",
+        "%alias": "tensor memory",
+    }
+    by_result = {n.result: n for n in report.notices}
+    assert len(report.notices) == report.views == 9
+    for result, what in expect.items():
+        n = by_result[result]
+        assert n.kind == "lint.unmodelled" and what in n.message, (result, n.message)
+        assert "alias.range.fits" in n.message.split("not judged: ")[1]
+    padded_index = next(n for n in report.notices if n.line == _line_of(name, "%one = .*#pad"))
+    assert "#ttg.padded_shared" in padded_index.message
+    # An index's offset comes from the byte model (the padded stride is not the logical one);
+    # a reinterpret's is always 0, so the offset rules stay judged for it.
+    assert "alias.offset.aligned" in padded_index.message.split("not judged: ")[1]
+    assert "alias.offset.aligned" not in by_result["%flat"].message
+    # A stock view in tensor memory is not an alias-mode view: alias.scope.smem is not judged
+    # for it (it is for tle.memdesc_alias, above).
+    assert "alias.scope.smem" in by_result["%half"].message
+    assert "alias.scope.smem" not in by_result["%alias"].message
+
+
+def test_unmodelled_under_triton_profiles() -> None:
+    got = _by_result(_lint("unmodelled.mlir", "triton-3.9"))
+    assert got == {
+        "%rw": {"triton.reinterpret.mutability"},
+        "%moved": {"triton.reinterpret.space"},
+        "%alias": {"triton.op.stock"},
+    }
+
+
+@pytest.mark.parametrize("profile", ["safe", "triton-3.6", "triton-3.9"])
+def test_real_padded_and_tensor_memory_dumps(profile: str) -> None:
+    padded = _lint("padded_stage.ttgir", profile)
+    assert padded.findings == []
+    assert [n.line for n in padded.notices] == [_line_of("padded_stage.ttgir", "%one = ")]
+    assert "#ttg.padded_shared" in padded.notices[0].message
+    tmem = _lint("tmem_ring.ttgir", profile)
+    assert tmem.findings == []
+    lines = [_line_of("tmem_ring.ttgir", "%cur = ttg.memdesc_index"),
+             _line_of("tmem_ring.ttgir", "%cur_5 = ttg.memdesc_index")]  # fmt: skip
+    assert [n.line for n in tmem.notices] == lines
+    assert all("tensor memory" in n.message for n in tmem.notices)
+
+
+def test_rules_reading_an_unknown_fact_are_not_judged() -> None:
+    # The fact names lint may not know are facts of the spec.
+    names = {f.name for f in FACTS}
+    assert PLACEMENT_FACTS | BYTE_FACTS | LAYOUT_FACTS <= names
+    facts = _lint_facts()
+    violations, skipped = judge_facts(facts, "safe", frozenset())
+    assert skipped == [] and violations == []
+    # With the swizzle repeat unknown, alias.base.aligned (which reads it) is not judged; a
+    # subslice rule whose guard is false for this op is not mentioned.
+    _, skipped = judge_facts(facts, "safe", frozenset({"swz"}))
+    assert skipped == ["alias.base.aligned"]
+    _, skipped = judge_facts(facts, "triton-3.9", frozenset({"sub_swz_ok"}))
+    assert skipped == []
+    reads = {
+        r.id for r in rules_for("triton-3.9") if "sub_swz_ok" in dsl.free_vars(compiled(r.id)[1])
+    }
+    assert reads == {"triton.subslice.swizzle"}
+
+
+def _lint_facts() -> dict:
+    from alias_spec.request import parse_request
+
+    return dict(
+        parse_request(
+            {
+                "op": "ttg.memdesc_index",
+                "source": "!ttg.memdesc<2x64x64xf16, #shared, #smem, mutable>",
+                "result": "!ttg.memdesc<64x64xf16, #shared, #smem, mutable>",
+                "index": 1,
+                "attributes": {
+                    "#shared": "#ttg.swizzled_shared<{vec = 1, perPhase = 1, "
+                    "maxPhase = 1, order = [1, 0]}>"
+                },  # fmt: skip
+            }
+        ).facts
+    )
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -269,21 +561,41 @@ def validate_sarif(log: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["flagtree_alias.mlir", "stock_views.mlir", "index_overflow.ttgir"]
-)
+    "name",
+    ["flagtree_alias.mlir", "stock_views.mlir", "index_overflow.ttgir", "loop_two_allocs.mlir",
+     "unmodelled.mlir", "loop_ring.mlir"],
+)  # fmt: skip
 @pytest.mark.parametrize("profile", ["safe", "triton-3.9"])
 def test_sarif_is_valid_2_1_0(name: str, profile: str) -> None:
     report = _lint(name, profile)
     log = to_sarif(report)
     validate_sarif(json.loads(json.dumps(log)))
     results = log["runs"][0]["results"]
-    assert len(results) == len(report.findings)
-    assert [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]] == [
-        r.id for r in rules_for(profile)
-    ]
-    for res, f in zip(results, report.findings, strict=True):
+    assert len(results) == len(report.findings) + len(report.notices)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [r.id for r in rules_for(profile)] + list(NOTICES)
+    located = [*report.findings, *report.notices]
+    for res, f in zip(results, located, strict=True):
         region = res["locations"][0]["physicalLocation"]["region"]
         assert (region["startLine"], region["startColumn"]) == (f.line, f.column)
+    # Notices are results at level "note", under their own reporting descriptor.
+    notes = results[len(report.findings) :]
+    assert [r["level"] for r in notes] == ["note"] * len(report.notices)
+    assert [r["ruleId"] for r in notes] == [n.kind for n in report.notices]
+    for r in notes:
+        assert rules[r["ruleIndex"]]["defaultConfiguration"]["level"] == "note"
+
+
+def test_notices_reach_every_format() -> None:
+    report = _lint("loop_two_allocs.mlir", "safe")
+    assert len(report.notices) == 2
+    data = json.loads(json.dumps(to_json(report)))
+    assert [n["kind"] for n in data["notices"]] == ["lint.untraced", "lint.untraced"]
+    assert data["notes"] == [str(n) for n in report.notices]
+    code, out, _ = _run([str(CASES / "loop_two_allocs.mlir"), "safe", "text"])
+    assert code == 0  # notices are not findings
+    assert len(re.findall(r"loop_two_allocs\.mlir:\d+:\d+: note: .*\[lint\.untraced\]", out)) == 2
+    assert out.splitlines()[-1].endswith("(profile safe), 2 notes")
 
 
 def test_the_sarif_check_can_fail() -> None:

@@ -1,6 +1,7 @@
-"""Compile the kernels in ``kernels.py`` for sm_90 and write their TTGIR dumps here.
+"""Compile the kernels in ``kernels.py`` for sm_90 (or the arch they ask for) and write their
+TTGIR dumps here.
 
-    python tests/lint_cases/make_dumps.py        # needs triton 3.6.0; no GPU
+    python tests/lint_cases/make_dumps.py [NAME ...]   # needs triton 3.6.0; no GPU
 
 Location paths in the dumps are rewritten relative to the repository, so the committed files
 do not depend on where they were made.
@@ -20,11 +21,10 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="lint-dumps-"))
 
 import triton  # noqa: E402
-from kernels import KERNELS  # noqa: E402
+from kernels import KERNELS, OPTIONS  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.experimental.gluon._runtime import GluonASTSource  # noqa: E402
-
-TARGET = GPUTarget("cuda", 90, 32)
+from triton.compiler import ASTSource  # noqa: E402
+from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction  # noqa: E402
 
 
 def relative_locations(ttgir: str) -> str:
@@ -40,17 +40,26 @@ def relative_locations(ttgir: str) -> str:
     return re.sub(r'"(/[^"]+\.py)"', fix, ttgir)
 
 
-def main() -> int:
+def main(names: list[str]) -> int:
+    unknown = sorted(set(names) - set(KERNELS))
+    if unknown:
+        print(f"make_dumps: unknown kernel {', '.join(unknown)}", file=sys.stderr)
+        return 2
     for name, (fn, signature) in KERNELS.items():
+        if names and name not in names:
+            continue
+        opts = OPTIONS.get(name, {})
+        source = GluonASTSource if isinstance(fn, GluonJITFunction) else ASTSource
         compiled = triton.compile(
-            GluonASTSource(fn, signature=signature, constexprs={}),
-            target=TARGET,
+            source(fn, signature=signature, constexprs=opts.get("constexprs", {}),
+                   attrs=opts.get("attrs")),
+            target=GPUTarget("cuda", opts.get("arch", 90), 32),
             options={"num_warps": 4},
-        )
+        )  # fmt: skip
         (HERE / f"{name}.ttgir").write_text(relative_locations(compiled.asm["ttgir"]))
         print(f"wrote {name}.ttgir (shared {compiled.metadata.shared} bytes)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
