@@ -360,9 +360,10 @@ class _Tracer:
         aliases = self.aliases
         if op.name in ALLOC_OPS:
             model = _model(op, None, res, aliases)
-            return frozenset({Place(op.result, op.line, 0, tuple(0 for _ in res.get(
-                "alloc_shape") or res["shape"]), alloc_alignment(res, aliases), True,
-                side_bytes(res, alloc=True) if model is None else 0, model=model)})  # fmt: skip
+            zeros = tuple(0 for _ in res.get("alloc_shape") or res["shape"])
+            size = side_bytes(res, alloc=True) if model is None else 0  # 0: unknown
+            align = alloc_alignment(res, aliases)
+            return frozenset({Place(op.result, op.line, 0, zeros, align, True, size, model=model)})
         if not op.operands or src is None:
             return Untraced(f"the result of the {op.name} at line {op.line}, which has no "
                             "source type")  # fmt: skip
