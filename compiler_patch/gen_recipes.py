@@ -30,6 +30,7 @@ RECIPE_FACTS: tuple[Fact, ...] = (
     Fact("res_layout_rank", dsl.INT, "rank of the result's shared layout"),
     Fact("res_layout_bits", dsl.INT, "element bit width an NVMMA result layout names, else 0"),
     Fact("src_sub", dsl.BOOL, "the source's memdesc type is a subview (shape != alloc_shape)"),
+    Fact("src_lead_pow2", dsl.BOOL, "the source's first dim is a power of 2"),
     Fact("src_alloc_pow2", dsl.BOOL, "every dim of the source type's alloc_shape is a power of 2"),
     Fact("src_layout_full", dsl.BOOL, "the source layout's rank equals its alloc_shape's rank"),
     Fact(
@@ -44,6 +45,9 @@ RECIPE_FACTS: tuple[Fact, ...] = (
 # Abbreviations used below only (the spec's own definitions are inlined as well).
 LOCAL_DEFINITIONS: tuple[tuple[str, str], ...] = (
     ("src_contig", "not src_sub or c0 * c1 * c2 == 1"),
+    # 3.8 reinterprets only a whole allocation with a power-of-2 leading dim, and compares
+    # bits, so a sub-byte source (one byte per element in shared memory) never matches bytes.
+    ("src_whole", "not src_sub and src_lead_pow2 and src_bits % 8 == 0"),
 )
 
 
@@ -104,6 +108,15 @@ SUPPORT: tuple[Support, ...] = (
         ("res_layout_bits", "res_bits"),
     ),
     Support(
+        "shape.pow2_lead",
+        "tv <= 308 or res_d0_pow2 or res_layout_rank < res_rank",
+        "Triton 3.9 rejects a shared view whose leading dim is not a power of 2 unless that dim "
+        "lies outside the layout",
+        "pad the leading dim to a power of 2, or pass a layout of one rank less so that the "
+        "leading dim is a buffer dim",
+        ("res_rank", "res_layout_rank"),
+    ),
+    Support(
         "base.align16",
         "abs_off % 16 == 0 and align % 16 == 0",
         "Triton 3.6 assumes every shared-memory view starts 16-byte aligned and may access it "
@@ -144,14 +157,14 @@ class Recipe:
 RECIPES: tuple[Recipe, ...] = (
     Recipe(
         "view",
-        "off == 0 and (tv <= 307 or (tv == 308 and not src_sub and res_bytes == src_bytes) or "
+        "off == 0 and (tv <= 307 or (tv == 308 and src_whole and res_bytes == src_bytes) or "
         "(tv >= 309 and src_contig and res_bytes <= src_bytes))",
         "src._reinterpret(D, S, L)",
     ),
     Recipe(
         "index",
         "res_bytes >= 1 and off % res_bytes == 0 and res_d0_pow2 and res_layout_rank == res_rank "
-        "and (tv <= 307 or (tv == 308 and not src_sub and src_bytes % res_bytes == 0) or "
+        "and (tv <= 307 or (tv == 308 and src_whole and src_bytes % res_bytes == 0) or "
         "(tv >= 309 and src_contig))",
         "src._reinterpret(D, [M, *S], L).index(off // B)._reinterpret(D, S, L)",
     ),

@@ -70,6 +70,7 @@ _RECIPE_LINKS = {
     "res_tail_pow2": "res_tail_pow2",
     "res_layout_rank": "res_lay_rank",
     "src_sub": "src_subview",
+    "src_lead_pow2": "src_d0_pow2",
 }
 
 Type = dict[str, z3.ExprRef]
@@ -214,12 +215,7 @@ def _src_type_valid(profile: str, env: Env) -> z3.BoolRef:
     return z3.And(*parts)
 
 
-ASSUMPTIONS = {
-    "bytes": "whole-byte element types",
-    "src_d0": "a power-of-2 leading source dim",
-    "res_d0": "a power-of-2 leading result dim",
-    "dense": "a source that is not a subview",
-}
+ASSUMPTIONS = {"dense": "a source that is not a subview"}
 
 
 def _alias_hypotheses(profile: str, recipe: str, assume: tuple[str, ...]) -> tuple[Env, list]:
@@ -244,12 +240,8 @@ def _alias_hypotheses(profile: str, recipe: str, assume: tuple[str, ...]) -> tup
         a["res_nvmma_rows"],
         a["src_nvmma_rows"],
     ]
-    widths = (8, 16, 32, 64) if "bytes" in assume else (1, 8, 16, 32, 64)
-    hyp += [z3.Or(*[a[f"{side}_bits"] == b for b in widths]) for side in ("src", "res")]
-    if "src_d0" in assume:
-        hyp.append(a["src_d0_pow2"])
-    if "res_d0" in assume:
-        hyp.append(a["res_d0_pow2"])
+    # The element widths MLIR's types have (i1 is one byte per element in shared memory).
+    hyp += [z3.Or(*[a[f"{side}_bits"] == b for b in (1, 8, 16, 32, 64)]) for side in ("src", "res")]
     if "dense" in assume:
         hyp.append(z3.Not(a["src_subview"]))
     if recipe == "granule":
@@ -309,62 +301,30 @@ def _sequence(
 
 CASES: dict[str, tuple[str, str, tuple[str, ...], bool, str]] = {
     # id: (recipe, profile, assumptions, expected to hold, what a refutation means)
-    "recipe_view.triton-3.6": ("view", "triton-3.6", ("bytes",), True, ""),
-    "recipe_view.triton-3.8": (
-        "view",
-        "triton-3.8",
-        ("bytes",),
-        False,
-        "refuted: 3.8 aborts on a reinterpret of a source whose leading dim is not a power "
-        "of 2, and the recipe predicate does not know it",
-    ),
-    "recipe_view.triton-3.8.pow2_source": ("view", "triton-3.8", ("bytes", "src_d0"), True, ""),
-    "recipe_view.triton-3.8.subbyte": (
-        "view",
-        "triton-3.8",
-        ("src_d0",),
-        False,
-        "refuted: the recipe predicate compares bytes, 3.8 compares bits, so an i1 source "
-        "of the same byte size is rejected",
-    ),
-    "recipe_view.triton-3.9": (
-        "view",
-        "triton-3.9",
-        ("bytes",),
-        False,
-        "refuted: the recipe predicate lets a rank >= 2 result keep a non-power-of-2 leading "
-        "dim, which 3.9's type rule rejects",
-    ),
-    "recipe_view.triton-3.9.pow2_result": ("view", "triton-3.9", ("bytes", "res_d0"), True, ""),
-    "recipe_index.triton-3.6": ("index", "triton-3.6", ("bytes",), True, ""),
-    "recipe_index.triton-3.8": (
-        "index",
-        "triton-3.8",
-        ("bytes",),
-        False,
-        "refuted: as for recipe 'view', 3.8 aborts on the stacking reinterpret of a source "
-        "whose leading dim is not a power of 2",
-    ),
-    "recipe_index.triton-3.8.pow2_source": ("index", "triton-3.8", ("bytes", "src_d0"), True, ""),
-    "recipe_index.triton-3.9": ("index", "triton-3.9", ("bytes",), True, ""),
-    "recipe_granule.triton-3.6": ("granule", "triton-3.6", ("bytes",), True, ""),
+    "recipe_view.triton-3.6": ("view", "triton-3.6", (), True, ""),
+    "recipe_view.triton-3.8": ("view", "triton-3.8", (), True, ""),
+    "recipe_view.triton-3.9": ("view", "triton-3.9", (), True, ""),
+    "recipe_index.triton-3.6": ("index", "triton-3.6", (), True, ""),
+    "recipe_index.triton-3.8": ("index", "triton-3.8", (), True, ""),
+    "recipe_index.triton-3.9": ("index", "triton-3.9", (), True, ""),
+    "recipe_granule.triton-3.6": ("granule", "triton-3.6", (), True, ""),
 }
 STACK_CASES: dict[str, tuple[str, str, tuple[str, ...], bool, str]] = {
-    "recipe_index_stack.triton-3.6": ("index", "triton-3.6", ("bytes", "dense"), True, ""),
+    "recipe_index_stack.triton-3.6": ("index", "triton-3.6", ("dense",), True, ""),
     "recipe_index_stack.triton-3.6.subview": (
         "index",
         "triton-3.6",
-        ("bytes",),
+        (),
         False,
         "refuted: over a strided subview the stacked view spans the gaps between its runs "
         "(bytes of the allocation outside the source view, never read through it)",
     ),
-    "recipe_index_stack.triton-3.8": ("index", "triton-3.8", ("bytes", "src_d0"), True, ""),
-    "recipe_index_stack.triton-3.9": ("index", "triton-3.9", ("bytes", "dense"), True, ""),
+    "recipe_index_stack.triton-3.8": ("index", "triton-3.8", (), True, ""),
+    "recipe_index_stack.triton-3.9": ("index", "triton-3.9", ("dense",), True, ""),
     "recipe_granule_stack.triton-3.6": (
         "granule",
         "triton-3.6",
-        ("bytes", "dense"),
+        ("dense",),
         False,
         "refuted: the granule can be larger than the result, so the stacked byte view reaches "
         "past the source's end (never read through it)",
@@ -416,7 +376,7 @@ def _statement(recipe: str, profile: str, assume: tuple[str, ...], stack: bool) 
     given = ", ".join(ASSUMPTIONS[k] for k in assume)
     ops = _recipe(recipe).ops
     head = f"for a safe alias that the frontend lowers with recipe '{recipe}' ({ops}) on "
-    head += f"{profile} ({given}), "
+    head += f"{profile} ({given}), " if given else f"{profile}, "
     if stack:
         return head + "the first reinterpret's result lies within the source view's bytes"
     if recipe == "view":

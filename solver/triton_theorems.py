@@ -223,7 +223,7 @@ def _unsafe_accept(profile: str, op: str, kind: str) -> Theorem:
         env_x = {**env, **{f"x_{k}": v for k, v in x.items()}}
         unsafe = z3.Or(*[z3.Not(holds(rule(r), env)) for r in UNSAFE[kind]])
         claim = z3.And(_invariants(env), view_family(env, x, op), valid(profile, env), unsafe)
-        return claim, {"request": env_x}
+        return claim, {"view": env_x}
 
     return Theorem(
         f"unsafe_accept.{profile}.{op}.{kind}",
@@ -329,7 +329,7 @@ def witness_request(outcome: Outcome) -> dict[str, Any] | None:
     ce = outcome.counterexample
     if not t.id.startswith("unsafe_accept.") or not ce:
         return None
-    facts = ce["request"]["facts"]
+    facts = ce["view"]["facts"]
     x = {k[2:]: v for k, v in facts.items() if k.startswith("x_")}
     return to_view_request(facts, x, t.id.split(".")[-2])
 
@@ -338,10 +338,25 @@ def minimal(t: Theorem, timeout_ms: int = 120000) -> dict[str, Any] | None:
     """The smallest witness of an ``exists`` theorem (lexicographic: result rank, bytes on
     both sides, non-negative offset and index, their size)."""
     claim, envs = t.build()
+    return _smallest(claim, envs["view"], t.id.split(".")[-2], timeout_ms)
+
+
+def family_counterexample(t: Theorem, timeout_ms: int = 120000) -> dict[str, Any] | None:
+    """For a refuted ``valid`` theorem about reinterprets: the smallest counterexample among
+    the family's real requests (the solver's own one is facts with no request form)."""
+    claim, envs = t.build()
     env = envs["request"]
+    x = _extra("")
+    query = z3.And(claim.arg(0), z3.Not(claim.arg(1)), view_family(env, x, "reinterpret"))
+    return _smallest(
+        query, {**env, **{f"x_{k}": v for k, v in x.items()}}, "reinterpret", timeout_ms
+    )
+
+
+def _smallest(query: z3.BoolRef, env: Env, op: str, timeout_ms: int) -> dict[str, Any] | None:
     opt = z3.Optimize()
     opt.set("timeout", timeout_ms)
-    opt.add(claim)
+    opt.add(query)
     # Plain shapes first, then the fewest bytes, then offsets and indices past the end
     # rather than before the start, and the nearest ones.
     opt.minimize(env["res_rank"])
@@ -357,7 +372,7 @@ def minimal(t: Theorem, timeout_ms: int = 120000) -> dict[str, Any] | None:
         val = model.eval(v, model_completion=True)
         facts[name] = z3.is_true(val) if z3.is_bool(val) else val.as_long()
     x = {k[2:]: v for k, v in facts.items() if k.startswith("x_")}
-    return {"facts": facts, "request": to_view_request(facts, x, t.id.split(".")[-2])}
+    return {"facts": facts, "request": to_view_request(facts, x, op)}
 
 
 def prove(solvers: tuple[str, ...] = ("z3", "cvc5"), only: str | None = None) -> list[Outcome]:
@@ -368,10 +383,19 @@ def prove(solvers: tuple[str, ...] = ("z3", "cvc5"), only: str | None = None) ->
         o = run_theorem(t, solvers)
         if t.kind == "exists" and o.status == "proved" and t.id.startswith("unsafe_accept."):
             # The smallest witness; should the optimiser time out, the solver's own one.
-            facts = (o.counterexample or {}).get("request", {}).get("facts", {})
-            o.counterexample = minimal(t) or {"facts": facts, "request": witness_request(o)}
+            facts = (o.counterexample or {}).get("view", {}).get("facts", {})
+            best = minimal(t) or {"facts": facts, "request": witness_request(o)}
+            o.counterexample = {"view": best}
+        elif t.id.startswith("reinterpret_38.") and o.status == "finding":
+            best = family_counterexample(t)
+            o.counterexample = {"view": best} if best else _facts_only(o.counterexample)
         out.append(o)
     return out
+
+
+def _facts_only(ce: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A counterexample of view facts: the alias request form would misread them."""
+    return {role: {"facts": ex["facts"]} for role, ex in ce.items()} if ce else None
 
 
 def _check_witness(o: Outcome) -> bool | None:
@@ -379,7 +403,7 @@ def _check_witness(o: Outcome) -> bool | None:
     from alias_spec.interp import check_facts
     from alias_spec.request import parse_request
 
-    req = (o.counterexample or {}).get("request")
+    req = (o.counterexample or {}).get("view", {}).get("request")
     if not isinstance(req, dict) or "op" not in req:
         return None
     facts = parse_request(req).facts
@@ -400,8 +424,9 @@ def main(argv: list[str] | None = None) -> int:
         for o in outcomes:
             solvers = ", ".join(f"{k}: {v}" for k, v in o.solvers.items())
             print(f"{o.status:8s} {o.theorem.id}  ({solvers})")
-            if o.counterexample and "op" in (o.counterexample.get("request") or {}):
-                print(f"         witness: {json.dumps(o.counterexample['request'])}")
+            view = (o.counterexample or {}).get("view", {}).get("request")
+            if view:
+                print(f"         witness: {json.dumps(view)}")
     return 0 if all(o.status in ("proved", "finding") for o in outcomes) else 1
 
 

@@ -90,6 +90,7 @@ def _facts(**over):
         res_layout_rank=2,
         res_layout_bits=0,
         src_sub=False,
+        src_lead_pow2=True,
         src_model=True,
         gran=0,
         src_alloc_pow2=True,

@@ -279,21 +279,37 @@ def test_theorems_as_declared(outcomes: dict[str, Any]) -> None:
     assert outcomes["reinterpret_38.contained"].status == "proved"
     assert outcomes["reinterpret_38.safe"].status == "finding"
     assert outcomes["recipe_view.triton-3.6"].status == "proved"
+    for release in ("triton-3.6", "triton-3.8.pow2_source", "triton-3.9"):
+        assert outcomes[f"recipe_index.{release}"].status == "proved"
+    assert outcomes["recipe_granule.triton-3.6"].status == "proved"
+    assert outcomes["recipe_granule_stack.triton-3.6"].status == "finding"
 
 
 def test_witnesses_are_real_requests(outcomes: dict[str, Any]) -> None:
     for tid, o in outcomes.items():
         if not tid.startswith("unsafe_accept."):
             continue
-        request = o.counterexample["request"]
+        request = o.counterexample["view"]["request"]
         facts = parse_request(request).facts
         profile = o.theorem.profile
         assert check_facts(facts, profile).valid, (tid, request)
         assert not check_facts(facts, "safe").valid, (tid, request)
     # 3.6: a reinterpret larger than its source, minimal (1 byte viewed as 2).
-    w = outcomes["unsafe_accept.triton-3.6.reinterpret.contained"].counterexample
+    w = outcomes["unsafe_accept.triton-3.6.reinterpret.contained"].counterexample["view"]
     f = parse_request(w["request"]).facts
     assert (f["src_elems"], f["res_elems"]) == (1, 2)
+
+
+def test_reinterpret_38_findings_have_real_counterexamples(outcomes: dict[str, Any]) -> None:
+    # Accepted by 3.8 and unsafe: the request re-parses to a counterexample of the claim.
+    safe = outcomes["reinterpret_38.safe"].counterexample["view"]["request"]
+    facts = parse_request(safe).facts
+    assert check_facts(facts, "triton-3.8").valid, safe
+    assert check_facts(facts, "safe").rule_ids() == ["alias.base.aligned"], safe
+    sub = outcomes["reinterpret_38.subbyte"].counterexample["view"]["request"]
+    facts = parse_request(sub).facts
+    assert check_facts(facts, "triton-3.8").valid, sub
+    assert "alias.range.fits" in check_facts(facts, "safe").rule_ids(), sub
 
 
 @pytest.mark.skipif(not (_installed_triton() or "").startswith("3.6."), reason="needs triton 3.6")
@@ -301,7 +317,7 @@ def test_3_6_witnesses_verify_on_real_triton(outcomes: dict[str, Any]) -> None:
     from triton_diff.runner import verify_modules
 
     mods = [
-        (tid, case_gen.module(o.counterexample["request"]))
+        (tid, case_gen.module(o.counterexample["view"]["request"]))
         for tid, o in outcomes.items()
         if tid.startswith("unsafe_accept.triton-3.6.")
     ]

@@ -321,6 +321,7 @@ def recipe_facts(
         "res_layout_rank": res_layout.rank,
         "res_layout_bits": res_layout.bits if res_layout.kind == "nvmma" else 0,
         "src_sub": src.subview,
+        "src_lead_pow2": bool(src.shape) and is_pow2(src.shape[0]),
         "src_alloc_pow2": all(is_pow2(d) for d in src.alloc_shape),
         "src_layout_full": src.layout_rank == len(src.alloc_shape),
         "src_model": place is None or place.model_holds(src.shape),
