@@ -59,9 +59,22 @@ def _result_shape(req: Request) -> list[int | None] | None:
 
 
 def judge(req: Request, profile: str, engine: str, fixes: bool = True) -> Verdict:
-    """One request through one engine, with solver fixes attached to fixable violations."""
+    """One request through one engine, with solver fixes attached to fixable violations. A rule
+    that reads a fact the request cannot know is not judged (its verdict on the stand-in value
+    is dropped) and is named in ``not_judged``."""
+    from .unknown import unjudged_rules
+
     verdict = _engine(engine)(req, profile)
     verdict.notes = list(req.notes)
+    skipped = unjudged_rules(req.facts, profile, req.unknown)
+    if skipped:
+        verdict.violations = [v for v in verdict.violations if v.rule not in skipped]
+        verdict.valid = not verdict.violations
+        verdict.not_judged = skipped
+        verdict.not_judged_reason = (
+            f"the spec does not model {'; '.join(req.unmodelled)}: where the bytes lie is "
+            "unknown, and these rules read facts that depend on it"
+        )
     if fixes and not verdict.valid:
         from solver.fix import suggest
 
@@ -76,11 +89,16 @@ def _fmt_values(values: dict[str, Any]) -> str:
 
 def _human(verdict: Verdict, name: str) -> str:
     head = f"{name}: " if name else ""
-    if verdict.valid:
+    k = len(verdict.not_judged)
+    unjudged = f"{k} rule{'s' * (k != 1)} not judged: {', '.join(verdict.not_judged)}"
+    if verdict.valid and not k:
         lines = [f"{head}valid under {verdict.profile}"]
+    elif verdict.valid:
+        lines = [f"{head}PARTIAL: valid under {verdict.profile} for the judged rules; {unjudged}"]
     else:
         n = len(verdict.violations)
-        lines = [f"{head}INVALID under {verdict.profile}: {n} rule{'s' * (n != 1)} violated"]
+        lines = [f"{head}INVALID under {verdict.profile}: {n} rule{'s' * (n != 1)} violated"
+                 + (f"; {unjudged}" if k else "")]  # fmt: skip
     for v in verdict.violations:
         r = rule(v.rule)
         lines.append(f"  [{v.rule}] {v.message}")
@@ -89,6 +107,8 @@ def _human(verdict: Verdict, name: str) -> str:
         lines.append(f"      why: {r.prose}")
         if v.fix:
             lines.append(f"      fix: {_fmt_values(v.fix)}")
+    if k:
+        lines.append(f"  not judged because {verdict.not_judged_reason}")
     lines += [f"  note: {n}" for n in verdict.notes]
     return "\n".join(lines)
 
@@ -112,7 +132,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         for i, (req, v) in enumerate(zip(requests, verdicts, strict=True)):
             name = req.raw.get("name") or (f"request[{i}]" if len(verdicts) > 1 else "")
             print(_human(v, str(name)))
-    return 0 if all(v.valid for v in verdicts) else 1
+    if not all(v.valid for v in verdicts):
+        return 1
+    return 3 if any(v.not_judged for v in verdicts) else 0
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -230,7 +252,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    c = sub.add_parser("check", help="judge alias requests (JSON file or - for stdin)")
+    c = sub.add_parser(
+        "check",
+        help="judge alias requests (JSON file or - for stdin)",
+        description="Judge each request (a tle.memdesc_alias request, or a stock Triton view "
+        "with an 'op' field) by the profile's rules. A layout whose byte placement the spec "
+        "does not model (padded_shared, shared_linear, a tensor memory encoding) or tensor "
+        "memory leaves the rules that need byte positions not judged: the verdict names them. "
+        "Exit status: 0 every request valid with every rule judged, 1 a rule fires in some "
+        "request, 2 malformed input (one line on stderr naming the field), 3 no rule fires "
+        "but some rules were not judged (status 'partial' in --json).",
+    )
     c.add_argument("file", help="a JSON request, a list of requests, or - for stdin")
     c.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
     c.add_argument("--engine", choices=ENGINES, default="z3", help="which backend judges")

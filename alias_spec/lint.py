@@ -14,18 +14,14 @@ rules left unjudged. Exit status: 0 no findings, 1 findings, 2 unreadable input.
 from __future__ import annotations
 
 import json
-import re
 import sys
-import zlib
 from dataclasses import dataclass, field, replace
 from math import prod
 from pathlib import Path
 from typing import Any
 
-from . import dsl
-from .catalogue import PROFILES, RULES, compiled, rule, rules_for
+from .catalogue import PROFILES, RULES, rule, rules_for
 from .errors import RequestError
-from .interp import check_facts, report_values, violated
 from .mlir_views import (
     ALLOC_OPS,
     JUDGED,
@@ -46,6 +42,9 @@ from .mlir_views import (
     view_start,
 )
 from .request import parse_request
+from .unknown import BYTE_FACTS as BYTE_FACTS
+from .unknown import LAYOUT_FACTS as LAYOUT_FACTS
+from .unknown import PLACEMENT_FACTS, judge_facts, unmodelled_facts
 from .verdict import Violation
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -214,20 +213,6 @@ def _request(op: Op, src: dict[str, Any], res: dict[str, Any], place: Place, con
 
 CAP = 16
 MAX_ROUNDS = 64
-
-# Facts that depend on where the view's bytes lie (lint cannot know them when it does not know
-# the allocation), on how the layout places elements (unknown for a layout the spec does not
-# model, and for tensor memory), or that request.py fills in with shared-memory defaults. The
-# names are checked against facts.FACTS by the tests.
-PLACEMENT_FACTS = frozenset({"src_base", "src_start", "align"})
-BYTE_FACTS = frozenset(
-    {"src_elems", "res_elems", "src_start", "src_base", "run", "p0", "c0", "p1", "c1", "p2",
-     "c2", "align"}
-)  # fmt: skip
-LAYOUT_FACTS = frozenset(
-    {"swz", "src_lay_rank", "res_lay_rank", "src_nvmma_fits", "res_nvmma_fits",
-     "src_nvmma_rows", "res_nvmma_rows", "sub_swz_ok", "sub_tile_ok"}
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -441,73 +426,15 @@ def _order(p: Place) -> tuple[Any, ...]:
 # --- judging --------------------------------------------------------------------------------
 
 
-def _eval3(e: dsl.Expr, facts: dict[str, Any], unknown: frozenset[str]) -> int | bool | None:
-    """Kleene evaluation: None where the value depends on an unknown fact."""
-    op = e.op
-    if op == "const":
-        return e.value  # type: ignore[return-value]
-    if op == "var":
-        return None if e.value in unknown else facts[str(e.value)]
-    if op in ("and", "or"):
-        stop = op == "or"  # the value that decides the whole expression
-        out: bool | None = not stop
-        for a in e.args:
-            v = _eval3(a, facts, unknown)
-            if v is None:
-                out = None
-            elif bool(v) == stop:
-                return stop
-        return out
-    if op == "not":
-        v = _eval3(e.args[0], facts, unknown)
-        return None if v is None else not v
-    if op == "ite":
-        c = _eval3(e.args[0], facts, unknown)
-        if c is None:
-            t, f = (_eval3(a, facts, unknown) for a in e.args[1:])
-            return t if t is not None and t == f else None
-        return _eval3(e.args[1] if c else e.args[2], facts, unknown)
-    a, b = (_eval3(x, facts, unknown) for x in e.args)
-    if a is None or b is None:
-        return None
-    try:
-        return dsl.evaluate(dsl.Expr(op, (dsl.const(a), dsl.const(b))), {})
-    except ZeroDivisionError:
-        return None
-
-
-def judge_facts(
-    facts: dict[str, Any], profile: str, unknown: frozenset[str]
-) -> tuple[list[Violation], list[str]]:
-    """The profile's violations, and the rules it cannot judge: a rule that reads an unknown
-    fact is not judged unless its guard is false whatever that fact is."""
-    if not unknown:
-        return list(check_facts(facts, profile).violations), []
-    out: list[Violation] = []
-    skipped: list[str] = []
-    for r in rules_for(profile):
-        guard, formula = compiled(r.id)
-        if (dsl.free_vars(guard) | dsl.free_vars(formula)) & unknown:
-            if _eval3(guard, facts, unknown) is not False:
-                skipped.append(r.id)
-            continue
-        if violated(r, facts):
-            out.append(Violation(rule=r.id, message=r.message, values=report_values(r, facts)))
-    return out, skipped
-
-
-def _unknown(op: Op, place: Place, model: str | None, src: dict[str, Any]) -> frozenset[str]:
+def _unknown(op: Op, place: Place, model: str | None) -> frozenset[str]:
+    """What lint cannot know of this view: where an untraced source starts, and, when the view
+    or the bytes it views are not modelled, everything the byte and layout models give (the
+    whole set, also for a view whose own layout is modelled but whose bytes are not)."""
     out: set[str] = set()
     if place.why is not None:
         out |= PLACEMENT_FACTS
     if model is not None:
-        out |= BYTE_FACTS | LAYOUT_FACTS
-        if op.name in ("ttg.memdesc_index", "ttg.memdesc_subslice"):
-            out.add("off")  # computed from the byte model (a reinterpret's is always 0)
-    if op.name != "tle.memdesc_alias" and src.get("space", "smem") != "smem":
-        # request.py gives a stock view the shared-memory scope; a view in another memory
-        # has no alias scope in the IR, so the rules about scope do not speak about it.
-        out.add("scope")
+        out |= unmodelled_facts(op.name)
     return frozenset(out)
 
 
@@ -530,11 +457,11 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
     skipped: set[str] = set()
     for place in places:
         here = place.model or model
-        request = _request(op, _opaque(src, aliases), _opaque(res, aliases), place,
-                           tracer.fn.constants)  # fmt: skip
+        request = _request(op, src, res, place, tracer.fn.constants)
         request["attributes"] = {k: v for k, v in aliases.items() if v.startswith("#")}
         parsed = parse_request(request)
-        violations, not_judged = judge_facts(parsed.facts, profile, _unknown(op, place, here, src))
+        unknown = _unknown(op, place, here) | parsed.unknown
+        violations, not_judged = judge_facts(parsed.facts, profile, unknown)
         skipped.update(not_judged)
         escapes = here is None and _escapes(place, src, parsed.facts)
         for v in violations:
@@ -597,18 +524,6 @@ def _context(
 
 def _list(xs: list[int]) -> str:
     return ", ".join(str(x) for x in xs)
-
-
-def _opaque(side: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
-    """The side with a layout the spec does not read replaced by an opaque attribute (same text,
-    same attribute), so that the request parses and only the rules that need it are lost."""
-    if unmodelled_layout(side, aliases) is None:
-        return side
-    text = str(side["layout"]).strip()
-    key = re.sub(r"\s+", "", aliases.get(text, text))
-    out = dict(side)
-    out["layout"] = f"#opaque{zlib.crc32(key.encode())}<{{}}>"
-    return out
 
 
 def _notice(op: Op, kind: str, message: str) -> Notice:

@@ -23,6 +23,7 @@ from .triton_facts import (
     subslice_span,
     type_facts,
 )
+from .unknown import unmodelled_facts
 
 TOP_KEYS = {"source", "result", "scope", "alias_offset_bytes", "init_value", "attributes"}
 META_KEYS = {"name", "description", "expect", "op"}
@@ -40,6 +41,10 @@ class Request:
     facts: dict[str, int | bool]
     raw: dict[str, Any]
     notes: tuple[str, ...] = field(default=())
+    # Facts the request cannot know (filled in as if dense shared memory), and what the spec
+    # does not model that makes them unknown: the rules reading them are not judged.
+    unknown: frozenset[str] = field(default=frozenset())
+    unmodelled: tuple[str, ...] = field(default=())
 
 
 def _is_int(v: Any) -> bool:
@@ -107,6 +112,38 @@ def _nonneg_int(side: dict[str, Any], key: str, fld: str, default: int, minimum:
     if not _is_int(v) or v < minimum:
         raise RequestError(fld, f"must be an integer >= {minimum}, got {json.dumps(v)}")
     return v
+
+
+_MEMORY = {"tmem": "tensor memory", "global": "global memory"}
+
+
+def _unmodelled(
+    op: str,
+    sides: tuple[tuple[str, dict[str, Any], Layout | None], ...],
+    aliases: dict[str, str],
+) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The facts this request cannot know, and why: a side in memory other than shared memory,
+    or with a layout whose byte placement the spec does not model. What a side's layout
+    attribute states stays known: its rank, and whether it is an NVMMA layout (the NVMMA facts
+    hold trivially for any other layout)."""
+    whose: dict[str, list[str]] = {}  # what is not modelled -> the sides it is on
+    known: set[str] = set()
+    for who, side, lay in sides:
+        prefix = "src" if who == "source" else "res"
+        stated = shared_layout(side.get("layout"), aliases)
+        if stated.rank is not None:
+            known.add(f"{prefix}_lay_rank")
+        if stated.kind != "unknown":
+            known |= {f"{prefix}_nvmma_fits", f"{prefix}_nvmma_rows"}
+        space = side.get("space", "smem")
+        if space != "smem":
+            whose.setdefault(_MEMORY.get(space, space), []).append(who)
+        elif lay is not None and not lay.placement_known:
+            whose.setdefault(f"layout {lay.describe()}", []).append(who)
+    if not whose:
+        return frozenset(), ()
+    why = tuple(f"{what} in the {' and the '.join(who)}" for what, who in whose.items())
+    return unmodelled_facts(op, frozenset(known)), why
 
 
 def _elems(shape: list[int | None]) -> tuple[bool, int]:
@@ -209,7 +246,10 @@ def parse_request(obj: Any) -> Request:
     facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, aliases))
     facts["op"] = OPS[DEFAULT_OP]
     facts.update(NEUTRAL_OP_FACTS)
-    return Request(facts=facts, raw=obj, notes=tuple(notes))
+    unknown, why = _unmodelled(
+        DEFAULT_OP, (("source", src, src_layout), ("result", res, res_layout)), aliases
+    )
+    return Request(facts=facts, raw=obj, notes=tuple(notes), unknown=unknown, unmodelled=why)
 
 
 def _view_type_facts(
@@ -315,7 +355,10 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     elif op == "ttg.memdesc_subslice":
         facts.update(subslice_facts(obj["offsets"], src_shape, res_shape, src_lay))
         _subslice_physical(facts, src, src_shape, res_shape, obj["offsets"], alloc_ok, notes)
-    return Request(facts=facts, raw=obj, notes=tuple(notes))
+    unknown, why = _unmodelled(
+        op, (("source", src, src_layout), ("result", res, res_layout)), aliases
+    )
+    return Request(facts=facts, raw=obj, notes=tuple(notes), unknown=unknown, unmodelled=why)
 
 
 def _subslice_physical(

@@ -15,6 +15,7 @@ from math import prod
 from typing import Any
 
 from .errors import RequestError
+from .layouts import parse_layout
 
 # Element type spellings that name the same MLIR type (for "element types match").
 _CANON = {
@@ -97,11 +98,11 @@ def shared_layout(value: Any, aliases: dict[str, str] | None = None) -> SharedLa
     if aliases and text in aliases:
         return shared_layout(aliases[text])
     m = _ATTR.match(text)
-    if not m:
-        return SharedLayout("unknown", None, key=text)
+    key = re.sub(r"\s+", "", text)
+    if not m or m.group(1) not in ("swizzled_shared", "nvmma_shared"):
+        return _other_layout(text, key)
     name, body = m.group(1), m.group(2)
     params = {k: v.strip() for k, v in _KV.findall(body)}
-    key = re.sub(r"\s+", "", text)
     if name == "swizzled_shared":
         order = _ints(params.get("order", ""))
         return SharedLayout(
@@ -113,17 +114,27 @@ def shared_layout(value: Any, aliases: dict[str, str] | None = None) -> SharedLa
             int(params.get("maxPhase", "1")),
             key=key,
         )
-    if name == "nvmma_shared":
-        cga = _ints(params.get("CTAsPerCGA", ""))
-        return SharedLayout(
-            "nvmma",
-            len(cga) if cga else 2,
-            swizzle_bytes=int(params.get("swizzlingByteWidth", "0")),
-            transposed=params.get("transposed", "false") == "true",
-            elem_bits=int(params.get("elementBitWidth", "0")),
-            key=key,
-        )
-    return SharedLayout("other", None, key=key)
+    cga = _ints(params.get("CTAsPerCGA", ""))
+    return SharedLayout(
+        "nvmma",
+        len(cga) if cga else 2,
+        swizzle_bytes=int(params.get("swizzlingByteWidth", "0")),
+        transposed=params.get("transposed", "false") == "true",
+        elem_bits=int(params.get("elementBitWidth", "0")),
+        key=key,
+    )
+
+
+def _other_layout(text: str, key: str) -> SharedLayout:
+    """A layout attribute the spec does not model, with the rank it states (layouts.py reads
+    it); text that is no attribute (an undefined alias) is "unknown"."""
+    try:
+        lay = parse_layout(text, "layout")
+    except RequestError:
+        lay = None
+    if lay is None or lay.kind != "other":
+        return SharedLayout("unknown", None, key=key if lay is not None else text)
+    return SharedLayout("other", lay.rank, key=key)
 
 
 def _offset_swizzled(lay: SharedLayout, shape: list[int], coord: list[int]) -> int:
@@ -310,7 +321,8 @@ def subslice_facts(
     # Triton tests the offset against the result size with a bit mask (a modulus for
     # power-of-2 sizes).
     # A leading buffer dim outside the layout may be cut anywhere (3.9 allows it).
-    inner = range(len(s) - (lay.rank or len(s)), len(s))
+    # (A layout of higher rank than the shape, which a type rule rejects, covers every dim.)
+    inner = range(max(len(s) - (lay.rank or len(s)), 0), len(s))
     out["sub_tile_ok"] = all(offsets[d] & (t[d] - 1) == 0 for d in inner if split[d] and t[d])
     out["sub_off_lt"] = all(
         0 <= o < a or (o == 0 and a == 0) for o, a in zip(offsets, s, strict=False)

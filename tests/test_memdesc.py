@@ -67,12 +67,34 @@ def test_layout_aliases_resolve() -> None:
 
 # --- view requests with arbitrary types: a verdict or a RequestError, never a crash ----------
 
+
+def test_subslice_with_a_layout_of_higher_rank_than_its_shape() -> None:
+    # A rank-3 layout on a 1-D memdesc: the layout rank rule rejects the type, and the subslice
+    # facts are still computed (every dim counts as covered by the layout).
+    sw3 = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1, 2]}>"
+    req = {"op": "ttg.memdesc_subslice", "offsets": [4],
+           "source": f"!ttg.memdesc<8xi8, {sw3}, #ttg.shared_memory>",
+           "result": f"!ttg.memdesc<4xi8, {sw3}, #ttg.shared_memory>"}  # fmt: skip
+    facts = parse_request(req).facts
+    assert "triton.type.layout_rank" in check_facts(facts, "triton-3.9").rule_ids()
+
+
 _DIMS = st.lists(st.integers(0, 70), min_size=0, max_size=4)
 
 
 @st.composite
 def _layout(draw: st.DrawFn) -> str:
-    if draw(st.booleans()):
+    kind = draw(st.sampled_from(["swizzled", "nvmma", "padded", "linear"]))
+    if kind in ("padded", "linear"):  # layouts the spec reads as "other" (placement unknown)
+        rank = draw(st.integers(1, 4))
+        order = ", ".join(map(str, draw(st.permutations(list(range(rank))))))
+        if kind == "linear":
+            basis = ", ".join(["0"] * (rank - 1) + ["1"])
+            return f"#ttg.shared_linear<{{offset = [[{basis}]], block = []}}, alignment = 16>"
+        i, p = draw(st.sampled_from([1, 32, 64])), draw(st.sampled_from([1, 4, 8]))
+        shape = ", ".join(["8"] * rank)
+        return f"#ttg.padded_shared<[{i}:+{p}] {{order = [{order}], shape = [{shape}]}}>"
+    if kind == "swizzled":
         rank = draw(st.integers(1, 4))
         order = draw(st.permutations(list(range(rank))))
         v, p, m = (draw(st.sampled_from([1, 2, 4, 8])) for _ in range(3))
