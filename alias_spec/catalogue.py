@@ -81,8 +81,10 @@ RULES: tuple[Rule, ...] = (
         id="alias.scope.smem",
         title="Shared memory only",
         prose="Alias mode supports shared memory only: the requested scope and the source's "
-        "memory space must both be shared memory.",
-        guard="True",
+        "memory space must both be shared memory. A stock Triton view has no alias mode and "
+        "may view tensor memory.",
+        # Only tle.memdesc_alias has an alias scope; a stock view request's scope is neutral.
+        guard="op == OP_ALIAS",
         formula="scope == SMEM and src_space == SMEM",
         message="alloc alias mode currently supports only smem buffers",
         values=("scope", "src_space"),
@@ -264,10 +266,12 @@ RULES: tuple[Rule, ...] = (
 # --- Stock Triton view rules ----------------------------------------------------------------
 # Triton's own verifiers for ttg.memdesc_reinterpret, _subslice, _index and the memdesc type,
 # per release. Each rule was read off the release's diagnostics and checked against its real
-# C++ verifier by tests/triton_diff (docs/triton-agreement.md). "Aborts" rules model inputs on
-# which the release's verifier kills the process instead of reporting an error: not accepted.
+# C++ verifier by `alias-spec triton-diff` (docs/triton-agreement.md). "Aborts" rules model
+# inputs on which the release's verifier kills the process instead of reporting an error: not
+# accepted. 3.7.0 has 3.6.0's view-op verifiers but two more memdesc type checks (no zero dim,
+# NVMMA width), found by the differential test; every 3.6 rule is a 3.7 rule (``_t``).
 
-T36, T38, T39 = "triton-3.6", "triton-3.8", "triton-3.9"
+T36, T37, T38, T39 = "triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9"
 ALL_T = (T36, T38, T39)
 V36 = "Triton 3.6.0 verifier"
 V38 = "Triton 3.8.0 verifier (PRs #10243, #10286 for memdesc_reinterpret)"
@@ -298,8 +302,8 @@ def _t(
         formula=formula,
         message=message,
         values=values,
-        provenance=provenance,
-        profiles=profiles,
+        provenance=provenance + ("; unchanged in 3.7.0" if T36 in profiles else ""),
+        profiles=tuple(x for q in profiles for x in ((q, T37) if q == T36 else (q,))),
     )
 
 
@@ -384,8 +388,8 @@ TRITON_RULES: tuple[Rule, ...] = (
         "src_nonzero and res_nonzero",
         "shape has 0 dimension",
         (),
-        f"{TYPE} in 3.8.0 and 3.9.0",
-        (T38, T39),
+        f"{TYPE} in 3.7.0, 3.8.0 and 3.9.0",
+        (T37, T38, T39),
     ),
     _t(
         "triton.type.pow2",
@@ -419,8 +423,8 @@ TRITON_RULES: tuple[Rule, ...] = (
         "src_nvmma_fits and res_nvmma_fits",
         "block shape along the contiguous dimension is too small for the swizzle byte width",
         (),
-        "NVMMA layout check in 3.8.0 and 3.9.0 (3.6.0 aborts on a subslice of one)",
-        (T38, T39),
+        "NVMMA layout check in 3.7.0, 3.8.0 and 3.9.0 (3.6.0 aborts on a subslice of one)",
+        (T37, T38, T39),
     ),
     _t(
         "triton.type.byte_elems",
@@ -784,6 +788,8 @@ PROFILES: dict[str, str] = {
     SAFE: "FlagTree's checks plus what FEP-0065 promises: physical containment and "
     "absolute alignment (the default)",
     T36: "Stock Triton 3.6's view verifiers (memdesc types, reinterpret, subslice, index)",
+    T37: "Stock Triton 3.7's view verifiers (3.6's, plus no zero dims and the NVMMA width check "
+    "on every memdesc type)",
     T38: "Stock Triton 3.8's view verifiers (reinterpret checks size, subviews, mutability)",
     T39: "Stock Triton 3.9's view verifiers (reinterpret relaxed to fit the source view)",
 }

@@ -872,6 +872,49 @@ MEANING: dict[str, tuple[str, str]] = {
         "The profiles nest: every request the stricter profile accepts, the other accepts too.",
         "The stricter profile accepts a request the other rejects.",
     ),
+    "unsafe_accept": (
+        "The release's verifier accepts a view that the `safe` profile rejects. The witness is "
+        "the smallest such view among plain 1-D and 2-D views at the start of an allocation; "
+        "`alias-spec triton-diff` shows the real verifier accepts views like it.",
+        "No view of that family is both accepted and unsafe.",
+    ),
+    "contained": (
+        "Every view the release accepts lies within its source view's bytes.",
+        "The release accepts a view that reaches outside its source view.",
+    ),
+    "reinterpret_38": (
+        "A reinterpret that 3.8 accepts is a safe alias at offset 0, as far as the theorem "
+        "claims.",
+        "3.8 accepts a reinterpret that is not a safe alias: the counterexample is a real "
+        "view request.",
+    ),
+    "recipe_view": (
+        "What the frontend emits for this recipe is accepted by the release and views exactly "
+        "the alias's bytes.",
+        "The recipe predicate picks this recipe for a request the release rejects.",
+    ),
+    "recipe_index": (
+        "What the frontend emits for this recipe is accepted by the release, indexes inside "
+        "the stacked view and lands on the alias's first byte; each view that is read is safe.",
+        "The recipe predicate picks this recipe for a request the release rejects, or the "
+        "index misses the alias.",
+    ),
+    "recipe_granule": (
+        "What the frontend emits for this recipe is accepted by the release, indexes inside "
+        "the stacked view and lands on the alias's first byte.",
+        "The recipe predicate picks this recipe for a request the release rejects, or the "
+        "index misses the alias.",
+    ),
+    "recipe_index_stack": (
+        "The recipe's stacked intermediate view stays inside the source view's bytes.",
+        "The stacked intermediate view spans bytes outside the source view. Nothing is read "
+        "or written through it; only its indexed row is.",
+    ),
+    "recipe_granule_stack": (
+        "The recipe's stacked byte view stays inside the source view's bytes.",
+        "The stacked byte view spans bytes past the source view. Nothing is read or written "
+        "through it; only the final view is.",
+    ),
 }
 
 # Findings stated plainly, for theorems whose refutation the project expects.
@@ -892,6 +935,13 @@ FINDINGS: dict[str, str] = {
     "compose (`compose_from_allocation.safe`).",
     "compose_from_allocation.flagtree": "FlagTree's checks do not compose even along chains "
     "that start at an allocation.",
+    "reinterpret_38.safe": "Triton 3.8's reinterpret checks sizes but not where a swizzled "
+    "NVMMA result starts: a 16-byte-aligned buffer can be reinterpreted as a 128-byte-swizzled "
+    "tile whose swizzle pattern then starts mid-repeat. Swizzled views that start off a repeat "
+    "boundary read and wrote wrong data on an H200 (the `alias.base.aligned` experiment in "
+    "the GPU report).",
+    "reinterpret_38.subbyte": "Triton 3.8 compares bit sizes, but shared memory stores an "
+    "`i1` in a whole byte: 8 x i1 passes as the same size as 1 x i8 and covers 8 bytes.",
 }
 
 
@@ -978,10 +1028,14 @@ def _theorem_entry(t: dict[str, Any]) -> list[str]:
 def _witness_block(ex: Mapping[str, Any], role: str) -> str:
     """A theorem's witness request (its facts are those of the catalogue of its day; the
     request re-parses under today's)."""
+    if "request" not in ex:  # view facts with no request form
+        return f"**{role}** (facts)\n\n```json\n{_json(ex['facts'])}\n```\n"
     try:
         facts = parse_request(ex["request"]).facts
     except Exception as exc:  # noqa: BLE001 - shown, not hidden: the JSON is out of date
         return f"**{role}**: the stored witness no longer parses ({exc}); rerun the prover.\n"
+    if ex["request"].get("op", "tle.memdesc_alias") != "tle.memdesc_alias":
+        return f"**{role}**\n\n" + view_block(ex["request"], role, "rules/")
     return f"**{role}**\n\n" + _block("request", ex["request"], facts, role, "rules/")
 
 

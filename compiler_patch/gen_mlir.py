@@ -47,6 +47,7 @@ FACT_EXPR: dict[str, str] = {
     "c2": "geo.c[2]",
     "align": "allocAlignment(srcTy)",
     "swz": "swizzleRepeat(resTy.getEncoding())",
+    "op": "0",  # this verifier is tle.memdesc_alias's own: OP_ALIAS
 }
 
 _VERIFIER_TEXT = re.compile(r"MemDescAliasOp::verify \(C\+\+\) \('([^']+)'\)")

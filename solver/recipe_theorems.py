@@ -26,6 +26,7 @@ concrete lowerings.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import z3
 
@@ -34,10 +35,10 @@ from alias_spec.facts import CONSTANTS, OPS
 from compiler_patch import gen_recipes
 
 from .theorems import Theorem
-from .z3expr import Env, fact_vars, holds, invariants, term, to_z3, valid
+from .z3expr import Env, fact_vars, holds, invariants, model_facts, term, to_z3, valid
 
 # The installed Triton version the recipe predicate reads, per profile.
-TV = {"triton-3.6": 306, "triton-3.8": 308, "triton-3.9": 309}
+TV = {"triton-3.6": 306, "triton-3.7": 307, "triton-3.8": 308, "triton-3.9": 309}
 SMEM = CONSTANTS["SMEM"]
 POW2_31 = [2**k for k in range(32)]
 
@@ -61,6 +62,7 @@ TYPE_FACTS = (
     "mutable",
 )
 # The physical placement of a source view (where its bytes are in the allocation).
+CS = ("c0", "c1", "c2")
 GEOMETRY = ("src_base", "src_start", "run", "p0", "c0", "p1", "c1", "p2", "c2", "align")
 
 # Recipe facts that are spec facts under another name.
@@ -202,6 +204,8 @@ def _src_type_valid(profile: str, env: Env) -> z3.BoolRef:
         env["src_alloc_rank"] >= env["src_rank"],
         env["src_alloc_fits"],
         env["src_tail_pow2"],
+        # Triton aborts on a non-power-of-2 1-D shared view, so no such source exists.
+        z3.Or(env["src_rank"] >= 2, env["src_d0_pow2"]),
     ]
     if profile != "triton-3.6":
         parts += [env["src_nonzero"], env["src_nvmma_fits"]]
@@ -242,6 +246,10 @@ def _alias_hypotheses(profile: str, recipe: str, assume: tuple[str, ...]) -> tup
     ]
     # The element widths MLIR's types have (i1 is one byte per element in shared memory).
     hyp += [z3.Or(*[a[f"{side}_bits"] == b for b in (1, 8, 16, 32, 64)]) for side in ("src", "res")]
+    # A source whose type is not a subview is one dense run from its base (as the request
+    # parser and the frontend build it; the spec's invariants leave alias facts free here).
+    one_run = [a["src_start"] == 0, a["run"] == a["src_elems"]]
+    hyp.append(z3.Implies(z3.Not(a["src_subview"]), z3.And(*one_run, *[a[c] == 1 for c in CS])))
     if "dense" in assume:
         hyp.append(z3.Not(a["src_subview"]))
     if recipe == "granule":
@@ -302,12 +310,15 @@ def _sequence(
 CASES: dict[str, tuple[str, str, tuple[str, ...], bool, str]] = {
     # id: (recipe, profile, assumptions, expected to hold, what a refutation means)
     "recipe_view.triton-3.6": ("view", "triton-3.6", (), True, ""),
+    "recipe_view.triton-3.7": ("view", "triton-3.7", (), True, ""),
     "recipe_view.triton-3.8": ("view", "triton-3.8", (), True, ""),
     "recipe_view.triton-3.9": ("view", "triton-3.9", (), True, ""),
     "recipe_index.triton-3.6": ("index", "triton-3.6", (), True, ""),
+    "recipe_index.triton-3.7": ("index", "triton-3.7", (), True, ""),
     "recipe_index.triton-3.8": ("index", "triton-3.8", (), True, ""),
     "recipe_index.triton-3.9": ("index", "triton-3.9", (), True, ""),
     "recipe_granule.triton-3.6": ("granule", "triton-3.6", (), True, ""),
+    "recipe_granule.triton-3.7": ("granule", "triton-3.7", (), True, ""),
 }
 STACK_CASES: dict[str, tuple[str, str, tuple[str, ...], bool, str]] = {
     "recipe_index_stack.triton-3.6": ("index", "triton-3.6", ("dense",), True, ""),
@@ -333,12 +344,20 @@ STACK_CASES: dict[str, tuple[str, str, tuple[str, ...], bool, str]] = {
 
 
 def _claim(
-    recipe: str, profile: str, assume: tuple[str, ...], goal: Callable[..., list[z3.BoolRef]]
+    recipe: str,
+    profile: str,
+    assume: tuple[str, ...],
+    goal: Callable[..., list[z3.BoolRef]],
+    chosen: bool = False,
 ) -> Callable[[], tuple[z3.BoolRef, dict[str, Env]]]:
     def build() -> tuple[z3.BoolRef, dict[str, Env]]:
         a, hyp = _alias_hypotheses(profile, recipe, assume)
         ops, nums, defs = _sequence(a, recipe, profile)
         hyp += defs
+        if chosen:  # no earlier recipe holds, so the lowering really emits this one
+            r = {**a, **{k.removeprefix("recipe_"): v for k, v in a.items()}}
+            for earlier in gen_recipes.RECIPES[: gen_recipes.RECIPES.index(_recipe(recipe))]:
+                hyp.append(z3.Not(_recipe_formula(earlier.formula, r)))
         # Every emitted op is a well-formed request of its own (the construction's duty; a
         # violation would make the claim vacuous, so tests check the hypotheses satisfiable).
         hyp += [invariants(v) for v in ops]
@@ -398,7 +417,7 @@ def recipe_theorems() -> list[Theorem]:
             statement = _statement(recipe, profile, assume, stack)
             if refutation:
                 statement += f" ({refutation})"
-            build = _claim(recipe, profile, assume, goal)
+            build = _claim(recipe, profile, assume, goal, chosen=stack)
             out.append(Theorem(tid, statement, profile, "valid", expect, build))
     return out
 
@@ -410,3 +429,34 @@ def hypotheses_satisfiable(t: Theorem, timeout_ms: int = 60000) -> bool:
     s.set("timeout", timeout_ms)
     s.add(claim.arg(0))
     return s.check() == z3.sat
+
+
+def smallest_counterexample(t: Theorem, timeout_ms: int = 60000) -> dict[str, Any] | None:
+    """For a refuted recipe theorem: the smallest alias that refutes it (whole-byte types
+    first, then the fewest bytes, the smallest offsets), as the facts that matter and the
+    recipe's numbers. (No JSON request: the alias's type facts and its placement are separate
+    facts here, and a request could not pin both.)"""
+    claim, envs = t.build()
+    a = envs["alias"]
+    opt = z3.Optimize()
+    opt.set("timeout", timeout_ms)
+    opt.add(claim.arg(0), z3.Not(claim.arg(1)))
+    for side in ("src", "res"):
+        opt.minimize(z3.If(a[f"{side}_bits"] % 8 == 0, 0, 1))
+    opt.minimize(term("src_bytes", a) + term("res_bytes", a))
+    for name in ("off", "src_base", "src_start", "align"):
+        opt.minimize(a[name])
+    opt.minimize(a["p0"] + a["p1"] + a["p2"])
+    if opt.check() != z3.sat:
+        return None
+    m = opt.model()
+    shown = (
+        "src_bits", "src_elems", "src_subview", "src_base", "src_start", "run", "c0", "p0",
+        "c1", "p1", "c2", "p2", "align", "res_bits", "res_elems", "res_rank", "res_lay_rank",
+        "off", "swz",
+    )  # fmt: skip
+    env = {k: a[k] for k in shown}
+    env |= {"stack_count": z3.Int("recipe_count"), "index": z3.Int("recipe_k")}
+    if "recipe_gran" in a:
+        env["granule"] = a["recipe_gran"]
+    return {"alias": {"facts": model_facts(m, env)}}

@@ -27,11 +27,11 @@ import z3
 from alias_spec.catalogue import SAFE, rule, rules_for
 from alias_spec.facts import INVARIANTS, OPS
 
-from .recipe_theorems import recipe_theorems
+from .recipe_theorems import recipe_theorems, smallest_counterexample
 from .theorems import Outcome, Theorem, run_theorem
 from .z3expr import Env, fact_vars, holds, term, valid
 
-TRITON = ("triton-3.6", "triton-3.8", "triton-3.9")
+TRITON = ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9")
 OP_CODES = {name.split("_", 1)[1]: code for name, code in OPS.items() if name.startswith("ttg.")}
 POW2 = [2**k for k in range(13)]  # sizes the witness family may use
 BITS = {8: "i8", 16: "f16", 32: "f32", 1: "i1"}
@@ -205,6 +205,10 @@ UNSAFE_CASES = (
     ("triton-3.6", "subslice", "contained"),
     ("triton-3.6", "index", "contained"),
     ("triton-3.6", "reinterpret", "mutability"),
+    ("triton-3.7", "reinterpret", "contained"),
+    ("triton-3.7", "subslice", "contained"),
+    ("triton-3.7", "index", "contained"),
+    ("triton-3.7", "reinterpret", "mutability"),
     ("triton-3.8", "reinterpret", "contained"),
     ("triton-3.8", "subslice", "contained"),
     ("triton-3.8", "index", "contained"),
@@ -386,6 +390,8 @@ def prove(solvers: tuple[str, ...] = ("z3", "cvc5"), only: str | None = None) ->
             facts = (o.counterexample or {}).get("view", {}).get("facts", {})
             best = minimal(t) or {"facts": facts, "request": witness_request(o)}
             o.counterexample = {"view": best}
+        elif t.id.startswith("recipe_") and o.status == "finding":
+            o.counterexample = smallest_counterexample(t) or o.counterexample
         elif t.id.startswith("reinterpret_38.") and o.status == "finding":
             best = family_counterexample(t)
             o.counterexample = {"view": best} if best else _facts_only(o.counterexample)

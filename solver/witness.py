@@ -21,6 +21,7 @@ def family(env: Mapping[str, z3.ExprRef]) -> z3.BoolRef:
     """Facts that :func:`to_request` can rebuild exactly."""
     e = env
     return z3.And(
+        e["op"] == 0,  # OP_ALIAS: to_request writes alias requests
         z3.Or(e["swz"] == 0, e["swz"] == 256, e["swz"] == 512, e["swz"] == 1024),
         z3.Implies(
             e["run"] >= 1,

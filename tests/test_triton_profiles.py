@@ -27,7 +27,8 @@ from triton_diff import cases as case_gen
 from triton_diff import diff, report
 
 ROOT = Path(__file__).resolve().parent.parent
-TRITON = ("triton-3.6", "triton-3.8", "triton-3.9")
+TRITON = ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9")
+OBSERVED_ON = ("triton-3.6", "triton-3.8", "triton-3.9")  # the releases of OBSERVED's columns
 SW2 = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>"
 SW1 = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
 SW8 = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
@@ -79,7 +80,10 @@ def test_alias_rules_read_only_the_alias_facts() -> None:
     for r in RULES:
         if r.id.startswith("alias."):
             guard, formula = compiled(r.id)
-            assert dsl.free_vars(guard) | dsl.free_vars(formula) <= ALIAS_FACTS, r.id
+            # A guard may also ask which op it judges (every alias request is OP_ALIAS, so that
+            # cannot change an alias verdict): alias.scope.smem speaks of alias mode only.
+            assert dsl.free_vars(guard) <= ALIAS_FACTS | {"op"}, r.id
+            assert dsl.free_vars(formula) <= ALIAS_FACTS, r.id
 
 
 def test_invariants_hold_on_every_parsed_request() -> None:
@@ -162,8 +166,25 @@ OBSERVED = [
 @pytest.mark.parametrize("index", range(len(OBSERVED)))
 def test_profiles_match_observed_verdicts(index: int) -> None:
     request, *rejected = OBSERVED[index]
-    for profile, want in zip(TRITON, rejected, strict=True):
+    for profile, want in zip(OBSERVED_ON, rejected, strict=True):
         assert bool(verdict(request, profile)) == want, (profile, verdict(request, profile))
+
+
+def test_3_7_is_3_6_plus_two_type_checks() -> None:
+    # Seen on 3.7.0 by the differential test: 3.6's view-op rules, plus no zero dim and the
+    # NVMMA width check on every memdesc type.
+    extra = {r.id for r in rules_for("triton-3.7")} - {r.id for r in rules_for("triton-3.6")}
+    assert extra == {"triton.type.nonzero", "triton.type.nvmma_width"}
+    assert {r.id for r in rules_for("triton-3.6")} <= {r.id for r in rules_for("triton-3.7")}
+    zero = {"op": "ttg.memdesc_reinterpret", "source": md("0x16xf16"), "result": md("16xf16", SW1)}
+    narrow = {
+        "op": "ttg.memdesc_reinterpret",
+        "source": md("64x64xf16"),
+        "result": md("64x8xf16", NV),  # 16 bytes of a 128-byte swizzle row
+    }
+    for request, rule_id in ((zero, "triton.type.nonzero"), (narrow, "triton.type.nvmma_width")):
+        assert rule_id not in verdict(request, "triton-3.6"), request
+        assert rule_id in verdict(request, "triton-3.7"), request
 
 
 def test_safe_judges_stock_views_physically() -> None:
@@ -213,7 +234,7 @@ def _table() -> dict[str, Any]:
 
 def test_agreement_table_is_committed_and_clean() -> None:
     releases = _table()["releases"]
-    assert set(releases) == {"3.6.0", "3.8.0", "3.9.0"}
+    assert set(releases) == {"3.6.0", "3.7.0", "3.8.0", "3.9.0"}
     n = len(case_gen.all_cases())
     for version, r in releases.items():
         s = r["summary"]
@@ -279,9 +300,12 @@ def test_theorems_as_declared(outcomes: dict[str, Any]) -> None:
     assert outcomes["reinterpret_38.contained"].status == "proved"
     assert outcomes["reinterpret_38.safe"].status == "finding"
     assert outcomes["recipe_view.triton-3.6"].status == "proved"
-    for release in ("triton-3.6", "triton-3.8.pow2_source", "triton-3.9"):
-        assert outcomes[f"recipe_index.{release}"].status == "proved"
+    # Every recipe on every release it is chosen for, with no assumption beyond the lowering's.
+    for release in ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9"):
+        for recipe in ("view", "index"):
+            assert outcomes[f"recipe_{recipe}.{release}"].status == "proved"
     assert outcomes["recipe_granule.triton-3.6"].status == "proved"
+    assert outcomes["recipe_granule.triton-3.7"].status == "proved"
     assert outcomes["recipe_granule_stack.triton-3.6"].status == "finding"
 
 

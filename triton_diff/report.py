@@ -114,7 +114,7 @@ def render(data: dict[str, Any]) -> str:
         "`alias-spec triton-diff --python v38/bin/python --write` replaces that release's row and",
         "keeps the others.",
         "Theorems about these profiles (accepted-but-unsafe witnesses, 3.8 reinterprets as",
-        "aliases, the frontend's recipes): `python -m solver.triton_theorems`.",
+        "aliases, the frontend's recipes): `alias-spec prove --set triton`.",
         "",
         "| Triton | profile | cases | agree | disagree | accepted | aborted | accepted but "
         "unsafe |",
@@ -217,5 +217,8 @@ def _history() -> list[str]:
         "- Swizzled layouts of lower rank than the shape are laid over the trailing dims.",
         "- A swizzled NVMMA layout covering fewer than 8 rows aborts 3.6/3.8 subslices, 3.8",
         "  reinterprets and 3.9 subslices and reinterprets (new abort rules).",
+        "- 3.7.0 was first judged by `triton-3.6` (its view-op verifiers are 3.6's) and differed",
+        "  on 70 cases: its memdesc type verifier already rejects zero dims and NVMMA layouts",
+        "  narrower than a swizzle row. `triton-3.7` is `triton-3.6` plus those two type rules.",
         "",
     ]

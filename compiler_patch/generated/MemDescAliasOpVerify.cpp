@@ -32,16 +32,16 @@
 //   safe: alias.address.aligned: result start must be aligned to its element width in absolute address terms
 //   safe: alias.address.i32: result byte range must end within 32-bit shared-memory addressing
 //   safe: alias.base.aligned: swizzled NVMMA alias must start on a multiple of its swizzle repeat
-//   triton-3.6/triton-3.8/triton-3.9: triton.op.stock: tle.memdesc_alias is not a stock Triton op
-//   triton-3.6/triton-3.8/triton-3.9: triton.type.rank: rank 0 memdesc is not allowed
-//   triton-3.6/triton-3.8/triton-3.9: triton.type.layout_rank: rank must be equal to or one less than the shape size
-//   triton-3.6/triton-3.8/triton-3.9: triton.type.alloc_rank: alloc shape must have at least as many dimensions as shape
-//   triton-3.6/triton-3.8/triton-3.9: triton.type.alloc_fits: shape must be less than or equal to allocShape
-//   triton-3.6/triton-3.8: triton.type.pow2_tail: shape must have power-of-2 and non-zero dimensions
-//   triton-3.8/triton-3.9: triton.type.nonzero: shape has 0 dimension
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.op.stock: tle.memdesc_alias is not a stock Triton op
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.type.rank: rank 0 memdesc is not allowed
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.type.layout_rank: rank must be equal to or one less than the shape size
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.type.alloc_rank: alloc shape must have at least as many dimensions as shape
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.type.alloc_fits: shape must be less than or equal to allocShape
+//   triton-3.6/triton-3.7/triton-3.8: triton.type.pow2_tail: shape must have power-of-2 and non-zero dimensions
+//   triton-3.7/triton-3.8/triton-3.9: triton.type.nonzero: shape has 0 dimension
 //   triton-3.9: triton.type.pow2: shape must have power-of-2 and non-zero dimensions
 //   triton-3.9: triton.type.alloc_pow2: alloc shape must have power-of-2 and non-zero dimensions
-//   triton-3.8/triton-3.9: triton.type.nvmma_width: block shape along the contiguous dimension is too small for the swizzle byte width
+//   triton-3.7/triton-3.8/triton-3.9: triton.type.nvmma_width: block shape along the contiguous dimension is too small for the swizzle byte width
 //   triton-3.9: triton.type.byte_elems: shared-memory element type bit width must be a multiple of 8
 //   triton-3.8/triton-3.9: triton.reinterpret.space: source and result must have the same memory space
 //   triton-3.8/triton-3.9: triton.reinterpret.mutability: source and result must have the same mutability
@@ -51,25 +51,25 @@
 //   triton-3.9: triton.reinterpret.result_subview: result must not be a subview
 //   triton-3.9: triton.reinterpret.fits: result shared-memory footprint exceeds the source view
 //   triton-3.9: triton.reinterpret.owned: result shared-memory footprint includes offsets not owned by the source subview
-//   triton-3.6/triton-3.8/triton-3.9: triton.index.elem: result element type must match desc element type
-//   triton-3.6/triton-3.8/triton-3.9: triton.index.rank: result rank must be input rank - 1
-//   triton-3.6/triton-3.8/triton-3.9: triton.index.of_index: We don't allow taking memdesc_index of a memdesc_index
-//   triton-3.6/triton-3.8/triton-3.9: triton.index.shape: result shape must equal to srcShape[1:]
-//   triton-3.6/triton-3.8: triton.index.subview: We don't support memdesc_index of a subview
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.index.elem: result element type must match desc element type
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.index.rank: result rank must be input rank - 1
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.index.of_index: We don't allow taking memdesc_index of a memdesc_index
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.index.shape: result shape must equal to srcShape[1:]
+//   triton-3.6/triton-3.7/triton-3.8: triton.index.subview: We don't support memdesc_index of a subview
 //   triton-3.9: triton.index.prefix: We only support memdesc_index of a multibuffer-prefix subview
-//   triton-3.6/triton-3.8/triton-3.9: triton.index.result_alloc: alloc shape must match shape for the result
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.index.result_alloc: alloc shape must match shape for the result
 //   triton-3.8/triton-3.9: triton.index.encoding: src and result must have the same encoding
-//   triton-3.6/triton-3.8/triton-3.9: triton.subslice.elem: result element type must match desc element type
-//   triton-3.6/triton-3.8/triton-3.9: triton.subslice.offsets: offsets must have the same rank as input
-//   triton-3.6/triton-3.8/triton-3.9: triton.subslice.rank: result rank must equal to input rank
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.subslice.elem: result element type must match desc element type
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.subslice.offsets: offsets must have the same rank as input
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.subslice.rank: result rank must equal to input rank
 //   triton-3.8/triton-3.9: triton.subslice.encoding: src and result must have the same encoding
 //   triton-3.9: triton.subslice.alloc_shape: source and result must have the same allocation shape
 //   triton-3.9: triton.subslice.bounds: The split offset may not exceed the source shape
 //   triton-3.8: triton.subslice.start: The split offset may not exceed the source shape
-//   triton-3.6/triton-3.8/triton-3.9: triton.subslice.unsplit: A non zero offset found in a dimension that is not being split
-//   triton-3.6/triton-3.8/triton-3.9: triton.subslice.tile: The split offset may not touch the tile
-//   triton-3.6/triton-3.8/triton-3.9: triton.subslice.swizzle: We don't support splitting along the swizzling pattern
-//   triton-3.6/triton-3.8: triton.subslice.layout: Triton aborts on this subslice (layout conversion assert)
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.subslice.unsplit: A non zero offset found in a dimension that is not being split
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.subslice.tile: The split offset may not touch the tile
+//   triton-3.6/triton-3.7/triton-3.8/triton-3.9: triton.subslice.swizzle: We don't support splitting along the swizzling pattern
+//   triton-3.6/triton-3.7/triton-3.8: triton.subslice.layout: Triton aborts on this subslice (layout conversion assert)
 //   triton-3.9: triton.subslice.nvmma_rows: Triton aborts on this subslice (NVMMA layout shorter than its swizzle pattern)
 //   triton-3.9: triton.reinterpret.nvmma_rows: Triton aborts on this reinterpret (NVMMA layout shorter than its swizzle pattern)
 

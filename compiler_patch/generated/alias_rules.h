@@ -403,16 +403,18 @@ enum class Profile : int {
   Flagtree = 0,
   Safe = 1,
   Triton_3_6 = 2,
-  Triton_3_8 = 3,
-  Triton_3_9 = 4,
+  Triton_3_7 = 3,
+  Triton_3_8 = 4,
+  Triton_3_9 = 5,
 };
 
-inline constexpr std::size_t kNumProfiles = 5;
+inline constexpr std::size_t kNumProfiles = 6;
 
 inline constexpr const char *kProfileNames[kNumProfiles] = {
     "flagtree",
     "safe",
     "triton-3.6",
+    "triton-3.7",
     "triton-3.8",
     "triton-3.9",
 };
@@ -422,6 +424,7 @@ inline constexpr std::uint64_t kProfileMasks[kNumProfiles] = {
     0xfffu,  // flagtree
     0xffffu,  // safe
     0x3c3af8003f0000u,  // triton-3.6
+    0x3c3af8027f0000u,  // triton-3.7
     0x3e7ef8fa7f0000u,  // triton-3.8
     0xddff7f1fdf0000u,  // triton-3.9
 };
@@ -489,6 +492,7 @@ inline bool fires_alias_init_value(const Facts &f) {
 // alias.scope.smem: Shared memory only.
 inline bool fires_alias_scope_smem(const Facts &f) {
   using namespace detail;
+  if (!(I(f.op) == I(0))) return false;
   return I(f.scope) != I(0) || I(f.src_space) != I(0);
 }
 

@@ -277,6 +277,7 @@ def alias_facts(
         "res_static": res_static,
         "res_elems": res_elems,
         "swz": res_layout.swizzle_repeat,
+        "op": 0,  # OP_ALIAS: alias.scope.smem applies to alias requests only
     }
     if not src.buffered or src.place is None:
         # Nothing is known of the source: make every source fact neutral (the result itself,
