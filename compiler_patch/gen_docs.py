@@ -883,8 +883,7 @@ MEANING: dict[str, tuple[str, str]] = {
         "The release accepts a view that reaches outside its source view.",
     ),
     "reinterpret_38": (
-        "A reinterpret that 3.8 accepts is a safe alias at offset 0, as far as the theorem "
-        "claims.",
+        "A reinterpret that 3.8 accepts is a safe alias at offset 0, as far as the theorem claims.",
         "3.8 accepts a reinterpret that is not a safe alias: the counterexample is a real "
         "view request.",
     ),
