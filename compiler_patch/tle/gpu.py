@@ -32,6 +32,10 @@ from .place import (
 )
 
 PROFILE_ENV = "TLE_ALIAS_PROFILE"
+# The descriptor's reinterpret method on the installed Gluon (public from Triton 3.9).
+_REINTERPRET = (
+    "reinterpret" if hasattr(gl.shared_memory_descriptor, "reinterpret") else "_reinterpret"
+)
 
 
 class scope:
@@ -119,15 +123,28 @@ class buffered_tensor(gl.shared_memory_descriptor):
         return self._wrap(out, place)
 
     @builtin
-    def _reinterpret(self, dtype, shape, layout, _semantic=None) -> buffered_tensor:
-        out = super()._reinterpret(dtype, shape, layout, _semantic=_semantic)
+    def _tle_reinterpret(
+        self, dtype=None, shape=None, layout=None, _semantic=None
+    ) -> buffered_tensor:
+        base = getattr(gl.shared_memory_descriptor, _REINTERPRET)
+        out = base(self, dtype, shape, layout, _semantic=_semantic)
         place = self._tle_place
-        if place is not None:
-            lay, d = _unwrap_if_constexpr(layout), _unwrap_if_constexpr(dtype)
+        if place is not None:  # read the result's type: 3.8+ default omitted arguments
             place = place.rebased(
-                tuple(self.shape), 0, layout_info(lay), _elem_bytes(d), list(out.shape)
+                tuple(self.shape),
+                0,
+                layout_info(out.layout),
+                _elem_bytes(out.dtype),
+                list(out.shape),
             )
         return self._wrap(out, place)
+
+    # Only under the installed release's name (3.9 renamed _reinterpret to reinterpret), so
+    # that the other name fails as it does on a plain descriptor.
+    if _REINTERPRET == "reinterpret":
+        reinterpret = _tle_reinterpret
+    else:
+        _reinterpret = _tle_reinterpret
 
 
 def _elem_bytes(dtype: Any) -> int:
