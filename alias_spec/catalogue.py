@@ -489,10 +489,11 @@ TRITON_RULES: tuple[Rule, ...] = (
         "triton.reinterpret.layout",
         "3.8 aborts on some reinterprets",
         "3.8 computes storage sizes through the layouts, which assert on a non-power-of-2 "
-        "leading source dim and on a swizzled NVMMA layout covering fewer than 8 rows: the "
-        "process dies.",
+        "leading dim inside a side's layout (a leading buffer dim outside it may have any "
+        "size) and on a swizzled NVMMA layout covering fewer than 8 rows: the process dies.",
         IS_RE,
-        "src_d0_pow2 and src_nvmma_rows and res_nvmma_rows",
+        "(src_d0_pow2 or src_lay_rank < src_rank) and (res_d0_pow2 or res_lay_rank < res_rank) "
+        "and src_nvmma_rows and res_nvmma_rows",
         "Triton 3.8 aborts on this reinterpret (layout conversion assert)",
         (),
         V38 + " (observed abort)",

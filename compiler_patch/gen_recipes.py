@@ -45,9 +45,13 @@ RECIPE_FACTS: tuple[Fact, ...] = (
 # Abbreviations used below only (the spec's own definitions are inlined as well).
 LOCAL_DEFINITIONS: tuple[tuple[str, str], ...] = (
     ("src_contig", "not src_sub or c0 * c1 * c2 == 1"),
-    # 3.8 reinterprets only a whole allocation with a power-of-2 leading dim, and compares
-    # bits, so a sub-byte source (one byte per element in shared memory) never matches bytes.
-    ("src_whole", "not src_sub and src_lead_pow2 and src_bits % 8 == 0"),
+    # 3.8 reinterprets only a whole allocation whose leading dim is a power of 2 or a buffer
+    # dim outside its layout, and compares bits, so a sub-byte source (one byte per element in
+    # shared memory) never matches bytes.
+    (
+        "src_whole",
+        "not src_sub and (src_lead_pow2 or not src_layout_full) and src_bits % 8 == 0",
+    ),
 )
 
 
@@ -109,9 +113,9 @@ SUPPORT: tuple[Support, ...] = (
     ),
     Support(
         "shape.pow2_lead",
-        "tv <= 308 or res_d0_pow2 or res_layout_rank < res_rank",
-        "Triton 3.9 rejects a shared view whose leading dim is not a power of 2 unless that dim "
-        "lies outside the layout",
+        "tv <= 307 or res_d0_pow2 or res_layout_rank < res_rank",
+        "Triton 3.8 aborts on, and 3.9 rejects, a shared view whose leading dim is not a power "
+        "of 2 unless that dim lies outside the layout",
         "pad the leading dim to a power of 2, or pass a layout of one rank less so that the "
         "leading dim is a buffer dim",
         ("res_rank", "res_layout_rank"),

@@ -3,7 +3,7 @@ the differential test against the installed Triton's real C++ verifiers.
 
 Expected verdicts below come from Triton's behaviour (the releases' diagnostics, observed once
 and written down here), not from the code under test. Runtime on a 2-core machine: about 40 s
-with triton 3.6.0 installed (the differential run, 1791 modules, each verified in a forked
+with triton 3.6.0 installed (the differential run, about 1800 modules, each verified in a forked
 child), about 25 s without (the theorems, z3 and cvc5).
 """
 

@@ -144,6 +144,11 @@ def _reinterpret_boundary() -> Iterator[dict[str, Any]]:
     yield case("boundary", RE, md([3, 16], "f16", sw(2)), md([96], "i8", sw(1)))
     yield case("boundary", RE, md([16, 16], "f16", sw(2)), md([3, 16], "f16", sw(2)))
     yield case("boundary", RE, md([6, 16], "f16", sw(2)), md([3, 32], "f16", sw(2)))
+    # ... and outside the layout (a buffer dim), where only 3.9's fits rule and type rules speak.
+    yield case("boundary", RE, md([3, 16, 16], "f16", sw(2)), md([3, 16, 16], "f16", sw(2)))
+    yield case("boundary", RE, md([3, 16, 16], "f16", sw(2)), md([3, 256], "f16", sw(1)))
+    yield case("boundary", RE, md([3, 64], "f16", sw(1)), md([3, 64], "f16", sw(1)))
+    yield case("boundary", RE, md([3, 64], "f16", sw(2)), md([3, 64], "f16", sw(1)))
 
 
 # --- index ----------------------------------------------------------------------------------

@@ -220,5 +220,9 @@ def _history() -> list[str]:
         "- 3.7.0 was first judged by `triton-3.6` (its view-op verifiers are 3.6's) and differed",
         "  on 70 cases: its memdesc type verifier already rejects zero dims and NVMMA layouts",
         "  narrower than a swizzle row. `triton-3.7` is `triton-3.6` plus those two type rules.",
+        "- 3.8's reinterpret abort exempts a non-power-of-2 leading dim outside a side's layout",
+        "  (a buffer dim), on either side; the model first required every source's leading dim",
+        "  to be a power of 2. Found by compiling the frontend's lowerings on 3.8",
+        "  (`python -m compiler_patch.lowering_check`); four boundary cases now pin it.",
         "",
     ]

@@ -309,7 +309,7 @@ def _rule_triton_reinterpret_layout(f: Mapping[str, int | bool]) -> dict[str, in
     """triton.reinterpret.layout: 3.8 aborts on some reinterprets."""
     if not (f['op'] == 1):
         return None
-    if f['src_d0_pow2'] and f['src_nvmma_rows'] and f['res_nvmma_rows']:
+    if (f['src_d0_pow2'] or f['src_lay_rank'] < f['src_rank']) and (f['res_d0_pow2'] or f['res_lay_rank'] < f['res_rank']) and f['src_nvmma_rows'] and f['res_nvmma_rows']:
         return None
     return {}
 

@@ -55,8 +55,8 @@ def _support_layout_dtype(f: Mapping[str, int | bool]) -> dict | None:
 
 
 def _support_shape_pow2_lead(f: Mapping[str, int | bool]) -> dict | None:
-    """shape.pow2_lead: tv <= 308 or res_d0_pow2 or res_layout_rank < res_rank"""
-    if f['tv'] <= 308 or f['res_d0_pow2'] or f['res_layout_rank'] < f['res_rank']:
+    """shape.pow2_lead: tv <= 307 or res_d0_pow2 or res_layout_rank < res_rank"""
+    if f['tv'] <= 307 or f['res_d0_pow2'] or f['res_layout_rank'] < f['res_rank']:
         return None
     return {'res_rank': f['res_rank'], 'res_layout_rank': f['res_layout_rank']}
 
@@ -84,12 +84,12 @@ def _support_source_model(f: Mapping[str, int | bool]) -> dict | None:
 
 def _recipe_view(f: Mapping[str, int | bool]) -> bool:
     """src._reinterpret(D, S, L)"""
-    return bool(f['off'] == 0 and (f['tv'] <= 307 or f['tv'] == 308 and (not f['src_sub'] and f['src_lead_pow2'] and f['src_bits'] % 8 == 0) and f['res_elems'] * ((f['res_bits'] + 7) // 8) == f['src_elems'] * ((f['src_bits'] + 7) // 8) or f['tv'] >= 309 and (not f['src_sub'] or f['c0'] * f['c1'] * f['c2'] == 1) and f['res_elems'] * ((f['res_bits'] + 7) // 8) <= f['src_elems'] * ((f['src_bits'] + 7) // 8)))
+    return bool(f['off'] == 0 and (f['tv'] <= 307 or f['tv'] == 308 and (not f['src_sub'] and (f['src_lead_pow2'] or not f['src_layout_full']) and f['src_bits'] % 8 == 0) and f['res_elems'] * ((f['res_bits'] + 7) // 8) == f['src_elems'] * ((f['src_bits'] + 7) // 8) or f['tv'] >= 309 and (not f['src_sub'] or f['c0'] * f['c1'] * f['c2'] == 1) and f['res_elems'] * ((f['res_bits'] + 7) // 8) <= f['src_elems'] * ((f['src_bits'] + 7) // 8)))
 
 
 def _recipe_index(f: Mapping[str, int | bool]) -> bool:
     """src._reinterpret(D, [M, *S], L).index(off // B)._reinterpret(D, S, L)"""
-    return bool(f['res_elems'] * ((f['res_bits'] + 7) // 8) >= 1 and f['off'] % (f['res_elems'] * ((f['res_bits'] + 7) // 8)) == 0 and f['res_d0_pow2'] and f['res_layout_rank'] == f['res_rank'] and (f['tv'] <= 307 or f['tv'] == 308 and (not f['src_sub'] and f['src_lead_pow2'] and f['src_bits'] % 8 == 0) and f['src_elems'] * ((f['src_bits'] + 7) // 8) % (f['res_elems'] * ((f['res_bits'] + 7) // 8)) == 0 or f['tv'] >= 309 and (not f['src_sub'] or f['c0'] * f['c1'] * f['c2'] == 1)))
+    return bool(f['res_elems'] * ((f['res_bits'] + 7) // 8) >= 1 and f['off'] % (f['res_elems'] * ((f['res_bits'] + 7) // 8)) == 0 and f['res_d0_pow2'] and f['res_layout_rank'] == f['res_rank'] and (f['tv'] <= 307 or f['tv'] == 308 and (not f['src_sub'] and (f['src_lead_pow2'] or not f['src_layout_full']) and f['src_bits'] % 8 == 0) and f['src_elems'] * ((f['src_bits'] + 7) // 8) % (f['res_elems'] * ((f['res_bits'] + 7) // 8)) == 0 or f['tv'] >= 309 and (not f['src_sub'] or f['c0'] * f['c1'] * f['c2'] == 1)))
 
 
 def _recipe_granule(f: Mapping[str, int | bool]) -> bool:
@@ -104,7 +104,7 @@ SUPPORT = (
     ('shape.pow2', 'every result dim after the first must be a power of 2, and so must a 1-D result (Triton aborts the process on a non-power-of-2 1-D shared view)', 'pad the result shape to powers of 2 (only the leading dim of a rank >= 2 result may be any size)', _support_shape_pow2),
     ('layout.rank', "the result layout's rank must equal the result rank or be one less (a leading buffer dim)", "pass a layout built for the result's rank", _support_layout_rank),
     ('layout.dtype', 'the NVMMA layout names another element width than the result dtype', "build the NVMMA layout with element_bitwidth equal to the result dtype's width", _support_layout_dtype),
-    ('shape.pow2_lead', 'Triton 3.9 rejects a shared view whose leading dim is not a power of 2 unless that dim lies outside the layout', 'pad the leading dim to a power of 2, or pass a layout of one rank less so that the leading dim is a buffer dim', _support_shape_pow2_lead),
+    ('shape.pow2_lead', 'Triton 3.8 aborts on, and 3.9 rejects, a shared view whose leading dim is not a power of 2 unless that dim lies outside the layout', 'pad the leading dim to a power of 2, or pass a layout of one rank less so that the leading dim is a buffer dim', _support_shape_pow2_lead),
     ('base.align16', 'Triton 3.6 assumes every shared-memory view starts 16-byte aligned and may access it with ldmatrix/stmatrix or 16-byte vectors; a view starting elsewhere faulted on an H200 (misaligned address) even where its elements were aligned', 'choose alias_offset_bytes so that the alias starts on a 16-byte boundary', _support_base_align16),
     ('source.subview', 'Triton 3.6 aborts the process when it folds the offset of a subslice whose parent has a non-power-of-2 dim or a leading buffer dim outside its layout', 'alias the parent descriptor (or an index of it) and fold the slice position into alias_offset_bytes', _support_source_subview),
     ('source.model', "the source is a subslice that cuts a swizzled or NVMMA-tiled dim; Triton places its bytes where the spec's dense byte model does not expect them, so no check can vouch for the alias", 'alias the parent descriptor (or a slice along its leading dim) and fold the slice position into alias_offset_bytes', _support_source_model),
