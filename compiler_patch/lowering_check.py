@@ -44,26 +44,12 @@ from .generated import recipes
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "gpu" / "corpus.json"
 TARGET_ARCH = 90
+NUM_WARPS = 4
 CASE_TIMEOUT_S = 300
 MESSAGE_LINES = 6
 OUTCOMES = ("compiled", "unsupported", "rejected", "error")
 # Recipe facts recorded per alias step (the release's tv is recorded once per file).
 FACT_NAMES = tuple(k for k in recipes.RECIPE_FACTS if k != "tv")
-
-# Corpus dtype names -> (Gluon dtype attribute, pointer type of the signature).
-DTYPES = {
-    "i8": ("int8", "*i8"),
-    "u8": ("uint8", "*u8"),
-    "fp8e4nv": ("float8e4nv", "*fp8e4nv"),
-    "fp8e5": ("float8e5", "*fp8e5"),
-    "i16": ("int16", "*i16"),
-    "fp16": ("float16", "*fp16"),
-    "bf16": ("bfloat16", "*bf16"),
-    "i32": ("int32", "*i32"),
-    "fp32": ("float32", "*fp32"),
-    "i64": ("int64", "*i64"),
-    "fp64": ("float64", "*fp64"),
-}
 
 
 def smem_offsets(llir: str) -> list[int]:
@@ -82,30 +68,13 @@ def static_view(case: dict[str, Any]) -> bool:
 
 
 def _kernel() -> Any:
-    """The case kernel; built on first use so that the parent process never imports Triton."""
+    """The case kernel; built on first use so that the parent process never imports Triton.
+    Its view, alias chain and offsets are the GPU corpus kernel's (``corpus_views``)."""
     from triton.experimental import gluon
     from triton.experimental.gluon import language as gl
 
+    from compiler_patch import corpus_views as cv
     from compiler_patch import tle
-
-    @gluon.jit
-    def _offsets(RANK: gl.constexpr, SHAPE: gl.constexpr, L: gl.constexpr):
-        # Row-major element offsets of a tensor of SHAPE in register layout L.
-        if RANK == 1:
-            offs = gl.arange(0, SHAPE[0], layout=L)
-        elif RANK == 2:
-            r = gl.arange(0, SHAPE[0], layout=gl.SliceLayout(1, L))
-            c = gl.arange(0, SHAPE[1], layout=gl.SliceLayout(0, L))
-            offs = gl.expand_dims(r, 1) * SHAPE[1] + gl.expand_dims(c, 0)
-        else:
-            a = gl.arange(0, SHAPE[0], layout=gl.SliceLayout(1, gl.SliceLayout(2, L)))
-            b = gl.arange(0, SHAPE[1], layout=gl.SliceLayout(0, gl.SliceLayout(2, L)))
-            c = gl.arange(0, SHAPE[2], layout=gl.SliceLayout(0, gl.SliceLayout(1, L)))
-            a3 = gl.expand_dims(gl.expand_dims(a, 1), 2)
-            b3 = gl.expand_dims(gl.expand_dims(b, 0), 2)
-            c3 = gl.expand_dims(gl.expand_dims(c, 0), 1)
-            offs = a3 * (SHAPE[1] * SHAPE[2]) + b3 * SHAPE[2] + c3
-        return offs
 
     @gluon.jit
     def case_kernel(
@@ -114,7 +83,7 @@ def _kernel() -> Any:
         ROOT_SHAPE: gl.constexpr,
         ROOT_DTYPE: gl.constexpr,
         ROOT_LAYOUT: gl.constexpr,
-        VIEW_OP: gl.constexpr,  # 0 none, 1 static index, 2 runtime index (vi), 3 slice
+        VIEW_OP: gl.constexpr,  # corpus_views.VIEW_OPS, or RUNTIME_INDEX (vi)
         VA: gl.constexpr,
         VB: gl.constexpr,
         VC: gl.constexpr,
@@ -136,70 +105,13 @@ def _kernel() -> Any:
         REG: gl.constexpr,
     ):
         root = tle.gpu.alloc(ROOT_SHAPE, ROOT_DTYPE, layout=ROOT_LAYOUT)
-        if VIEW_OP == 0:
-            src = root
-        elif VIEW_OP == 1:
-            src = root.index(VA)
-        elif VIEW_OP == 2:
-            src = root.index(vi)
-        else:
-            src = root.slice(VA, VB, VC)
-        a = tle.gpu.alloc(S1, D1, layout=L1, alias=src, alias_offset_bytes=O1)
-        if N_CHAIN >= 2:
-            a = tle.gpu.alloc(S2, D2, layout=L2, alias=a, alias_offset_bytes=O2)
-        if N_CHAIN >= 3:
-            a = tle.gpu.alloc(S3, D3, layout=L3, alias=a, alias_offset_bytes=O3)
+        src = cv.case_view(root, vi, VIEW_OP, VA, VB, VC)
+        a = cv.alias_chain(src, N_CHAIN, S1, D1, L1, O1, S2, D2, L2, O2, S3, D3, L3, O3)
         # Reading the last alias keeps its address computation alive down to the LLVM IR.
-        offs = _offsets(RANK, SHAPE, REG)
+        offs = cv.row_major_offsets(RANK, SHAPE, REG)
         gl.store(out_ptr + offs, a.load(REG))
 
     return case_kernel
-
-
-def _layout(spec: dict[str, Any]) -> Any:
-    from triton.experimental.gluon import language as gl
-
-    if spec["kind"] == "nvmma":
-        return gl.NVMMASharedLayout(
-            spec["swizzle_bytes"],
-            spec["element_bitwidth"],
-            spec["rank"],
-            spec.get("transposed", False),
-        )
-    return gl.SwizzledSharedLayout(
-        spec["vec"], spec["per_phase"], spec["max_phase"], list(spec["order"])
-    )
-
-
-def _constexprs(case: dict[str, Any]) -> dict[str, Any]:
-    from triton.experimental.gluon import language as gl
-
-    from compiler_patch.tle.gpu import default_blocked
-
-    root, view, chain = case["root"], case["view"], case["chain"]
-    op = {"none": 0, "index": 1, "slice": 3}[view["op"]]
-    if view["op"] == "index" and view.get("runtime"):
-        op = 2
-    args: dict[str, Any] = {
-        "ROOT_SHAPE": tuple(root["shape"]),
-        "ROOT_DTYPE": getattr(gl, DTYPES[root["dtype"]][0]),
-        "ROOT_LAYOUT": _layout(root["layout"]),
-        "VIEW_OP": op,
-        "VA": view.get("i", view.get("start", 0)),
-        "VB": view.get("length", 0),
-        "VC": view.get("dim", 0),
-        "N_CHAIN": len(chain),
-    }
-    for k in range(3):
-        step = chain[k] if k < len(chain) else None
-        n = str(k + 1)
-        args["S" + n] = tuple(step["shape"]) if step else None
-        args["D" + n] = getattr(gl, DTYPES[step["dtype"]][0]) if step else None
-        args["L" + n] = _layout(step["layout"]) if step else None
-        args["O" + n] = step["offset"] if step else 0
-    final = chain[-1]["shape"]
-    args.update(RANK=len(final), SHAPE=tuple(final), REG=default_blocked(list(final), 4))
-    return args
 
 
 @contextmanager
@@ -259,16 +171,18 @@ def compile_case(case: dict[str, Any], stderr_path: str, announce: Any = None) -
     from triton.compiler.errors import CompilationError
     from triton.experimental.gluon._runtime import GluonASTSource
 
+    from compiler_patch import corpus_views as cv
+
     steps: list[dict[str, Any]] = []
     rec: dict[str, Any] = {"id": case["id"], "steps": steps}
-    cx = _constexprs(case)
-    sig = {"out_ptr": DTYPES[case["chain"][-1]["dtype"]][1], "vi": "i32"}
+    cx = cv.case_constexprs(case, NUM_WARPS)
+    sig = {"out_ptr": cv.pointer_type(case["chain"][-1]["dtype"]), "vi": "i32"}
     sig.update({k: "constexpr" for k in cx})
     src = GluonASTSource(_KERNEL, signature=sig, constexprs=cx)
     try:
         with _recording(steps, announce):
             k = triton.compile(
-                src, target=GPUTarget("cuda", TARGET_ARCH, 32), options={"num_warps": 4}
+                src, target=GPUTarget("cuda", TARGET_ARCH, 32), options={"num_warps": NUM_WARPS}
             )
     except CompilationError as exc:
         text = str(exc)
