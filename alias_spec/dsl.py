@@ -240,7 +240,10 @@ def render(e: Expr, syn: Syntax, parent: int = -1) -> str:
         left = render(e.args[0], syn, prec - 1 if arith else prec)
         right = render(e.args[1], syn, prec - 1 if op == "+" else prec)
         text = f"{left} {sym} {right}"
-    return f"({text})" if prec <= parent else text
+    # An ``and`` directly under an ``or`` needs no parentheses, but C compilers warn about it
+    # (-Wparentheses), and the generated header builds with -Werror.
+    nested_and = op == "and" and parent == _PREC["or"]
+    return f"({text})" if prec <= parent or nested_and else text
 
 
 def to_text(e: Expr) -> str:

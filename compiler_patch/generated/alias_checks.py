@@ -138,7 +138,7 @@ def _rule_alias_range_physical(f: Mapping[str, int | bool]) -> dict[str, int | b
     """alias.range.physical: The result lies in the source view's physical footprint."""
     if not (f['off_int'] and f['src_static'] and f['res_static'] and f['off'] >= 0):
         return None
-    if f['res_elems'] * ((f['res_bits'] + 7) // 8) == 0 or f['run'] * ((f['src_bits'] + 7) // 8) >= f['res_elems'] * ((f['res_bits'] + 7) // 8) and f['off'] // (f['p0'] * ((f['src_bits'] + 7) // 8)) < f['c0'] and f['off'] % (f['p0'] * ((f['src_bits'] + 7) // 8)) // (f['p1'] * ((f['src_bits'] + 7) // 8)) < f['c1'] and f['off'] % (f['p0'] * ((f['src_bits'] + 7) // 8)) % (f['p1'] * ((f['src_bits'] + 7) // 8)) // (f['p2'] * ((f['src_bits'] + 7) // 8)) < f['c2'] and f['off'] % (f['p0'] * ((f['src_bits'] + 7) // 8)) % (f['p1'] * ((f['src_bits'] + 7) // 8)) % (f['p2'] * ((f['src_bits'] + 7) // 8)) + f['res_elems'] * ((f['res_bits'] + 7) // 8) <= f['run'] * ((f['src_bits'] + 7) // 8):
+    if f['res_elems'] * ((f['res_bits'] + 7) // 8) == 0 or (f['run'] * ((f['src_bits'] + 7) // 8) >= f['res_elems'] * ((f['res_bits'] + 7) // 8) and f['off'] // (f['p0'] * ((f['src_bits'] + 7) // 8)) < f['c0'] and f['off'] % (f['p0'] * ((f['src_bits'] + 7) // 8)) // (f['p1'] * ((f['src_bits'] + 7) // 8)) < f['c1'] and f['off'] % (f['p0'] * ((f['src_bits'] + 7) // 8)) % (f['p1'] * ((f['src_bits'] + 7) // 8)) // (f['p2'] * ((f['src_bits'] + 7) // 8)) < f['c2'] and f['off'] % (f['p0'] * ((f['src_bits'] + 7) // 8)) % (f['p1'] * ((f['src_bits'] + 7) // 8)) % (f['p2'] * ((f['src_bits'] + 7) // 8)) + f['res_elems'] * ((f['res_bits'] + 7) // 8) <= f['run'] * ((f['src_bits'] + 7) // 8)):
         return None
     return {'off': f['off'], 'res_bytes': f['res_elems'] * ((f['res_bits'] + 7) // 8), 'run_b': f['run'] * ((f['src_bits'] + 7) // 8), 'p0_b': f['p0'] * ((f['src_bits'] + 7) // 8), 'c0': f['c0'], 'p1_b': f['p1'] * ((f['src_bits'] + 7) // 8), 'c1': f['c1'], 'p2_b': f['p2'] * ((f['src_bits'] + 7) // 8), 'c2': f['c2']}
 
@@ -165,7 +165,7 @@ def _rule_alias_base_aligned(f: Mapping[str, int | bool]) -> dict[str, int | boo
     """alias.base.aligned: A swizzled NVMMA result starts on a swizzle repeat."""
     if not (f['off_int'] and f['src_static']):
         return None
-    if f['swz'] == 0 or (f['src_base'] + f['src_start'] * ((f['src_bits'] + 7) // 8) + f['off']) % f['swz'] == 0 and f['align'] % f['swz'] == 0:
+    if f['swz'] == 0 or ((f['src_base'] + f['src_start'] * ((f['src_bits'] + 7) // 8) + f['off']) % f['swz'] == 0 and f['align'] % f['swz'] == 0):
         return None
     return {'abs_off': f['src_base'] + f['src_start'] * ((f['src_bits'] + 7) // 8) + f['off'], 'swz': f['swz'], 'align': f['align']}
 

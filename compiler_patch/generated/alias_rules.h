@@ -673,7 +673,7 @@ inline bool fires_triton_reinterpret_same_size(const Facts &f) {
 inline bool fires_triton_reinterpret_layout(const Facts &f) {
   using namespace detail;
   if (!(I(f.op) == I(1))) return false;
-  return !f.src_d0_pow2 && I(f.src_lay_rank) >= I(f.src_rank) || !f.res_d0_pow2 && I(f.res_lay_rank) >= I(f.res_rank) || !f.src_nvmma_rows || !f.res_nvmma_rows;
+  return (!f.src_d0_pow2 && I(f.src_lay_rank) >= I(f.src_rank)) || (!f.res_d0_pow2 && I(f.res_lay_rank) >= I(f.res_rank)) || !f.src_nvmma_rows || !f.res_nvmma_rows;
 }
 
 // triton.reinterpret.result_subview: 3.9: the result is not a subview.

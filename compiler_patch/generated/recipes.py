@@ -70,7 +70,7 @@ def _support_base_align16(f: Mapping[str, int | bool]) -> dict | None:
 
 def _support_source_subview(f: Mapping[str, int | bool]) -> dict | None:
     """source.subview: not src_sub or (src_alloc_pow2 and src_layout_full)"""
-    if not f['src_sub'] or f['src_alloc_pow2'] and f['src_layout_full']:
+    if not f['src_sub'] or (f['src_alloc_pow2'] and f['src_layout_full']):
         return None
     return {}
 
@@ -84,12 +84,12 @@ def _support_source_model(f: Mapping[str, int | bool]) -> dict | None:
 
 def _recipe_view(f: Mapping[str, int | bool]) -> bool:
     """src._reinterpret(D, S, L)"""
-    return bool(f['off'] == 0 and (f['tv'] <= 307 or f['tv'] == 308 and (not f['src_sub'] and (f['src_lead_pow2'] or not f['src_layout_full']) and f['src_bits'] % 8 == 0) and f['res_elems'] * ((f['res_bits'] + 7) // 8) == f['src_elems'] * ((f['src_bits'] + 7) // 8) or f['tv'] >= 309 and (not f['src_sub'] or f['c0'] * f['c1'] * f['c2'] == 1) and f['res_elems'] * ((f['res_bits'] + 7) // 8) <= f['src_elems'] * ((f['src_bits'] + 7) // 8)))
+    return bool(f['off'] == 0 and (f['tv'] <= 307 or (f['tv'] == 308 and (not f['src_sub'] and (f['src_lead_pow2'] or not f['src_layout_full']) and f['src_bits'] % 8 == 0) and f['res_elems'] * ((f['res_bits'] + 7) // 8) == f['src_elems'] * ((f['src_bits'] + 7) // 8)) or (f['tv'] >= 309 and (not f['src_sub'] or f['c0'] * f['c1'] * f['c2'] == 1) and f['res_elems'] * ((f['res_bits'] + 7) // 8) <= f['src_elems'] * ((f['src_bits'] + 7) // 8))))
 
 
 def _recipe_index(f: Mapping[str, int | bool]) -> bool:
     """src._reinterpret(D, [M, *S], L).index(off // B)._reinterpret(D, S, L)"""
-    return bool(f['res_elems'] * ((f['res_bits'] + 7) // 8) >= 1 and f['off'] % (f['res_elems'] * ((f['res_bits'] + 7) // 8)) == 0 and f['res_d0_pow2'] and f['res_layout_rank'] == f['res_rank'] and (f['tv'] <= 307 or f['tv'] == 308 and (not f['src_sub'] and (f['src_lead_pow2'] or not f['src_layout_full']) and f['src_bits'] % 8 == 0) and f['src_elems'] * ((f['src_bits'] + 7) // 8) % (f['res_elems'] * ((f['res_bits'] + 7) // 8)) == 0 or f['tv'] >= 309 and (not f['src_sub'] or f['c0'] * f['c1'] * f['c2'] == 1)))
+    return bool(f['res_elems'] * ((f['res_bits'] + 7) // 8) >= 1 and f['off'] % (f['res_elems'] * ((f['res_bits'] + 7) // 8)) == 0 and f['res_d0_pow2'] and f['res_layout_rank'] == f['res_rank'] and (f['tv'] <= 307 or (f['tv'] == 308 and (not f['src_sub'] and (f['src_lead_pow2'] or not f['src_layout_full']) and f['src_bits'] % 8 == 0) and f['src_elems'] * ((f['src_bits'] + 7) // 8) % (f['res_elems'] * ((f['res_bits'] + 7) // 8)) == 0) or (f['tv'] >= 309 and (not f['src_sub'] or f['c0'] * f['c1'] * f['c2'] == 1))))
 
 
 def _recipe_granule(f: Mapping[str, int | bool]) -> bool:
