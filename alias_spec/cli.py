@@ -229,8 +229,7 @@ TRITON_DIFF_HELP = """\
 Judge about 1800 view requests (ttg.memdesc_reinterpret, _subslice, _index: each rule's
 boundary, near misses of valid views, random draws) twice: by the spec profile of a Triton
 release and by that release's own C++ verifiers (parse and verify of a one-op module; an abort
-counts as a rejection), and report where they differ. Releases with a profile: 3.6, 3.8,
-3.9.
+counts as a rejection), and report where they differ. Releases with a profile: {releases}.
 
 Another release runs in its own virtual environment, which needs only Triton:
   python -m venv v38 && v38/bin/pip install triton==3.8.0
@@ -239,7 +238,10 @@ Another release runs in its own virtual environment, which needs only Triton:
 --write replaces that release's row of docs/triton-agreement.json and .md and keeps the
 other releases' rows. Exit status: 0 every case agrees (or differs as a known Triton
 finding), 1 an unexplained disagreement (a bug in the model), 2 bad input (e.g. an
-interpreter without Triton)."""
+interpreter without Triton).""".format(
+    # From the catalogue, so a new triton-* profile shows up here by itself.
+    releases=", ".join(p.removeprefix("triton-") for p in PROFILES if p.startswith("triton-"))
+)
 
 
 def cmd_docs(args: argparse.Namespace) -> int:

@@ -64,8 +64,9 @@ def test_flip_top() -> None:
 
     assert flip("off <= INT32_MAX") == "off < INT32_MAX"
     assert flip("scope == SMEM and src_space == SMEM") == "scope != SMEM and src_space == SMEM"
+    # An ``and`` under an ``or`` keeps its parentheses in every rendering (see dsl.render).
     assert flip("res_bytes == 0 or (run_b >= res_bytes and off < 1)") == (
-        "res_bytes != 0 or run_b >= res_bytes and off < 1"
+        "res_bytes != 0 or (run_b >= res_bytes and off < 1)"
     )
     assert flip("src_buffered") == "not src_buffered"
     assert flip("src_mutable or not res_mutable") == "not src_mutable or not res_mutable"

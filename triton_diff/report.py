@@ -166,7 +166,9 @@ def render(data: dict[str, Any]) -> str:
             if "offsets" in req:
                 extra = f" offsets {req['offsets']}"
             if "index" in req:
-                extra = f" index {req['index']}"
+                # No index value is a runtime index (an i32 argument of the module).
+                index = req["index"]
+                extra = " runtime index" if index is None else f" index {index}"
             out.append(
                 f"- {version}, `{req['op']}`{extra}: `{req['source']}` -> `{req['result']}`: "
                 f"{', '.join(e['safe_rules'])}"
