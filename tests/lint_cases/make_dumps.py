@@ -3,6 +3,10 @@ TTGIR dumps here.
 
     python tests/lint_cases/make_dumps.py [NAME ...]   # needs triton 3.6.0; no GPU
 
+Another release's interpreter (a virtual environment with only that Triton) writes
+``<name>-<major>.<minor>.ttgir`` instead, so that its dumps sit beside 3.6's; the plain Triton
+kernels compile on every release, e.g. ``v39/bin/python make_dumps.py triton_pipelined``.
+
 Location paths in the dumps are rewritten relative to the repository, so the committed files
 do not depend on where they were made.
 """
@@ -25,6 +29,10 @@ from kernels import KERNELS, OPTIONS  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction  # noqa: E402
+
+# The committed dumps without a suffix are 3.6.0's.
+_RELEASE = ".".join(triton.__version__.split(".")[:2])
+SUFFIX = "" if _RELEASE == "3.6" else f"-{_RELEASE}"
 
 
 def relative_locations(ttgir: str) -> str:
@@ -56,8 +64,9 @@ def main(names: list[str]) -> int:
             target=GPUTarget("cuda", opts.get("arch", 90), 32),
             options={"num_warps": 4},
         )  # fmt: skip
-        (HERE / f"{name}.ttgir").write_text(relative_locations(compiled.asm["ttgir"]))
-        print(f"wrote {name}.ttgir (shared {compiled.metadata.shared} bytes)")
+        out = HERE / f"{name}{SUFFIX}.ttgir"
+        out.write_text(relative_locations(compiled.asm["ttgir"]))
+        print(f"wrote {out.name} (shared {compiled.metadata.shared} bytes)")
     return 0
 
 
