@@ -338,10 +338,15 @@ class _Tracer:
         return Untraced(f"not defined in function @{self.fn.name}")
 
     def _transfer(self, op: Op) -> Value | None:
+        # A type or layout that cannot be read (at any step: sides, layout, alignment) leaves
+        # the result untraced with the reason, never a traceback.
         try:
-            src, res = self.side(op)
+            return self._transfer_read(op)
         except (RequestError, ValueError) as exc:
             return Untraced(f"the result of the {op.name} at line {op.line}, not read: {exc}")
+
+    def _transfer_read(self, op: Op) -> Value | None:
+        src, res = self.side(op)
         aliases = self.aliases
         if op.name in ALLOC_OPS:
             model = _model(op, None, res, aliases)

@@ -130,7 +130,7 @@ def _unmodelled(
     known: set[str] = set()
     for who, side, lay in sides:
         prefix = "src" if who == "source" else "res"
-        stated = shared_layout(side.get("layout"), aliases)
+        stated = shared_layout(side.get("layout"), aliases, f"{who}.layout")
         if stated.rank is not None:
             known.add(f"{prefix}_lay_rank")
         if stated.kind != "unknown":
@@ -263,7 +263,8 @@ def _view_type_facts(
     """The memdesc-type facts of both sides (what Triton's type verifier looks at)."""
     out: dict[str, int | bool] = {}
     for prefix, side, shape in (("src", src, src_shape), ("res", res, res_shape)):
-        lay = shared_layout(side.get("layout"), aliases)
+        who = "source" if prefix == "src" else "result"
+        lay = shared_layout(side.get("layout"), aliases, f"{who}.layout")
         alloc = side.get("alloc_shape")
         try:
             alloc_l = None if alloc is None else _shape(alloc, f"{prefix}.alloc_shape", True)
@@ -332,8 +333,8 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, aliases))
     facts.update(NEUTRAL_OP_FACTS)
     facts["same_elem"] = canonical_dtype(src["dtype"]) == canonical_dtype(res["dtype"])
-    src_lay = shared_layout(src.get("layout"), aliases)
-    res_lay = shared_layout(res.get("layout"), aliases)
+    src_lay = shared_layout(src.get("layout"), aliases, "source.layout")
+    res_lay = shared_layout(res.get("layout"), aliases, "result.layout")
     facts["same_enc"] = src_lay.key == res_lay.key
     src_alloc = src.get("alloc_shape") or src["shape"]
     res_alloc = res.get("alloc_shape") or res["shape"]

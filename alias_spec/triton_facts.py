@@ -63,32 +63,62 @@ def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"-?\d+", text))
 
 
-def shared_layout(value: Any, aliases: dict[str, str] | None = None) -> SharedLayout:
-    """A layout given as JSON, MLIR attribute text or an attribute alias name."""
+# Layout parameters are 32-bit unsigned in Triton's attributes.
+_PARAM_MAX = 2**32 - 1
+
+
+def _param(raw: Any, field: str, low: int) -> int:
+    """A layout parameter as an integer in [low, 2**32 - 1] (JSON integer or attribute text);
+    anything else names ``field`` in a RequestError rather than becoming a guess."""
+    if isinstance(raw, str) and re.fullmatch(r"\s*-?\d+\s*", raw):
+        raw = int(raw)
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RequestError(field, f"must be an integer, got {raw!r}")
+    if not low <= raw <= _PARAM_MAX:
+        raise RequestError(field, f"must be in [{low}, {_PARAM_MAX}], got {raw}")
+    return raw
+
+
+def _flag(raw: Any, field: str) -> bool:
+    """``transposed``: a JSON bool or the attribute words true/false."""
+    if isinstance(raw, bool):
+        return raw
+    if raw in ("true", "false"):
+        return raw == "true"
+    raise RequestError(field, f"must be true or false, got {raw!r}")
+
+
+def shared_layout(
+    value: Any, aliases: dict[str, str] | None = None, field: str = "layout"
+) -> SharedLayout:
+    """A layout given as JSON, MLIR attribute text or an attribute alias name; a parameter
+    that is no integer in range is a RequestError naming ``field`` and the parameter."""
     if value is None:
         return SharedLayout("unknown", None, key="none")
     if isinstance(value, dict):
         kind = value.get("kind")
         key = repr(sorted(value.items()))
         if kind == "swizzled":
-            order = tuple(value.get("order") or ())
+            raw_order = value.get("order") or ()
+            if not isinstance(raw_order, (list, tuple)):
+                raise RequestError(f"{field}.order", f"must be a list, got {raw_order!r}")
+            order = tuple(_param(d, f"{field}.order", 0) for d in raw_order)
             return SharedLayout(
                 "swizzled",
                 len(order) or None,
                 order,
-                int(value.get("vec", 1)),
-                int(value.get("per_phase", 1)),
-                int(value.get("max_phase", 1)),
+                _param(value.get("vec", 1), f"{field}.vec", 1),
+                _param(value.get("per_phase", 1), f"{field}.per_phase", 1),
+                _param(value.get("max_phase", 1), f"{field}.max_phase", 1),
                 key=key,
             )
         if kind == "nvmma":
-            rank = value.get("rank", 2)
             return SharedLayout(
                 "nvmma",
-                int(rank),
-                swizzle_bytes=int(value.get("swizzle_bytes", 128)),
-                transposed=bool(value.get("transposed", False)),
-                elem_bits=int(value.get("element_bitwidth", 0)),
+                _param(value.get("rank", 2), f"{field}.rank", 1),
+                swizzle_bytes=_param(value.get("swizzle_bytes", 128), f"{field}.swizzle_bytes", 0),
+                transposed=_flag(value.get("transposed", False), f"{field}.transposed"),
+                elem_bits=_param(value.get("element_bitwidth", 0), f"{field}.element_bitwidth", 0),
                 key=key,
             )
         return SharedLayout("other", None, key=key)
@@ -96,7 +126,7 @@ def shared_layout(value: Any, aliases: dict[str, str] | None = None) -> SharedLa
         return SharedLayout("unknown", None, key=repr(value))
     text = value.strip()
     if aliases and text in aliases:
-        return shared_layout(aliases[text])
+        return shared_layout(aliases[text], field=field)
     m = _ATTR.match(text)
     key = re.sub(r"\s+", "", text)
     if not m or m.group(1) not in ("swizzled_shared", "nvmma_shared"):
@@ -109,18 +139,20 @@ def shared_layout(value: Any, aliases: dict[str, str] | None = None) -> SharedLa
             "swizzled",
             len(order) or None,
             order,
-            int(params.get("vec", "1")),
-            int(params.get("perPhase", "1")),
-            int(params.get("maxPhase", "1")),
+            _param(params.get("vec", "1"), f"{field}.vec", 1),
+            _param(params.get("perPhase", "1"), f"{field}.perPhase", 1),
+            _param(params.get("maxPhase", "1"), f"{field}.maxPhase", 1),
             key=key,
         )
     cga = _ints(params.get("CTAsPerCGA", ""))
     return SharedLayout(
         "nvmma",
         len(cga) if cga else 2,
-        swizzle_bytes=int(params.get("swizzlingByteWidth", "0")),
-        transposed=params.get("transposed", "false") == "true",
-        elem_bits=int(params.get("elementBitWidth", "0")),
+        swizzle_bytes=_param(
+            params.get("swizzlingByteWidth", "0"), f"{field}.swizzlingByteWidth", 0
+        ),
+        transposed=_flag(params.get("transposed", "false"), f"{field}.transposed"),
+        elem_bits=_param(params.get("elementBitWidth", "0"), f"{field}.elementBitWidth", 0),
         key=key,
     )
 

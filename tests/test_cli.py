@@ -127,6 +127,39 @@ MALFORMED = [
         ' "result": {"shape": [1], "dtype": "i8"}}',
         "source.layout",
     ),
+    # Layout parameters Triton's view rules read: integers in range, true/false.
+    (
+        '{"op": "ttg.memdesc_reinterpret", "source": "!ttg.memdesc<16x16xf16, '
+        '#ttg.swizzled_shared<{vec =Phase = 1, order = [1, 0]}>, #ttg.shared_memory>", '
+        '"result": "!ttg.memdesc<16x16xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, '
+        'maxPhase = 1, order = [1, 0]}>, #ttg.shared_memory>"}',
+        "source.layout.vec",
+    ),
+    (
+        '{"op": "ttg.memdesc_reinterpret", "source": "!ttg.memdesc<16x16xf16, '
+        "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, "
+        '#ttg.shared_memory>", "result": "!ttg.memdesc<16x16xf16, #ttg.swizzled_shared<{vec = 1, '
+        'perPhase = 1, maxPhase = 0, order = [1, 0]}>, #ttg.shared_memory>"}',
+        "result.layout.maxPhase",
+    ),
+    (
+        '{"op": "ttg.memdesc_index", "index": 0, "source": "!ttg.memdesc<2x16x16xf16, '
+        "#ttg.swizzled_shared<{vec = 99999999999, perPhase = 1, maxPhase = 1, order = [1, 0]}>, "
+        '#ttg.shared_memory>", "result": "!ttg.memdesc<16x16xf16, #ttg.swizzled_shared<{vec = 1, '
+        'perPhase = 1, maxPhase = 1, order = [1, 0]}>, #ttg.shared_memory>"}',
+        "source.layout.vec",
+    ),
+    (
+        '{"source": {"shape": [16], "dtype": "i8"}, "alias_offset_bytes": 0, "result": '
+        '"!ttg.memdesc<16x16xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = maybe, '
+        'elementBitWidth = 16}>, #ttg.shared_memory>"}',
+        "result.layout.transposed",
+    ),
+    (
+        '{"source": {"shape": [16], "dtype": "i8", "layout": {"kind": "swizzled", "vec": true, '
+        '"order": [0]}}, "result": {"shape": [1], "dtype": "i8"}}',
+        "source.layout.vec",
+    ),
     ("[" * 100000 + "]" * 100000, "input"),
     (
         '{"source": {"shape": [1], "dtype": "i8"}, "result": {"shape": [1], "dtype": "i8"}, '

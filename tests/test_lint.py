@@ -523,6 +523,29 @@ def test_unreadable_input_exits_2_with_one_line(setup: str, tmp_path: Path) -> N
     assert len(err.strip().splitlines()) == 1 and err.startswith("alias-spec lint: cannot read")
 
 
+@pytest.mark.parametrize(
+    "good,bad",
+    [("perPhase = 1", "perPhase = 0"), ("maxPhase = 1", "maxPhase = Phase"),
+     ("transposed = false", "transposed = maybe"), ("elementBitWidth = 16", "elementBitWidth = -16")],
+)  # fmt: skip
+def test_garbled_layout_in_a_real_dump_is_a_notice(good: str, bad: str, tmp_path: Path) -> None:
+    # Every layout attribute of the dump garbled: the views built on it are reported as not
+    # read (a notice naming the parameter), never judged on a guess and never a traceback.
+    name = "views.ttgir" if "Phase" in good else "triton_pipelined.ttgir"
+    text = (CASES / name).read_text()
+    assert good in text
+    broken = text.replace(good, bad)
+    report = lint_text(broken, str(tmp_path / name), "safe")
+    assert report.notices and report.findings == []
+    param = bad.split(" =")[0]
+    assert any(param in n.message for n in report.notices), [str(n) for n in report.notices]
+    path = tmp_path / name
+    path.write_text(broken)
+    code, out, err = _run([str(path), "safe", "text"])
+    assert (code, err) == (0, "")
+    assert re.search(r": note: .*\[lint\.(unread|untraced)\]", out), out
+
+
 # --- SARIF 2.1.0 ----------------------------------------------------------------------------
 # The required properties and value constraints of the SARIF 2.1.0 schema for every object
 # kind the linter writes (sarifLog, run, tool, toolComponent, reportingDescriptor, result,
