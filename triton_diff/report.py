@@ -227,4 +227,11 @@ def _history() -> list[str]:
         "  to be a power of 2. Found by compiling the frontend's lowerings on 3.8",
         "  (`python -m compiler_patch.lowering_check`); four boundary cases now pin it.",
         "",
+        "## Re-runs on other seeds",
+        "",
+        "Measured on 2026-12-01 (`--seed 1` and `--seed 2`: other near-miss and random cases,",
+        "the boundary cases are the same): 1806 / 1806 and 1793 / 1793 cases agree on each of",
+        "3.6.0, 3.7.0, 3.8.0 and 3.9.0. A re-run of the default seed on all four releases",
+        "reproduced the table above exactly.",
+        "",
     ]
