@@ -262,12 +262,12 @@ def _view_type_facts(
 ) -> dict[str, int | bool]:
     """The memdesc-type facts of both sides (what Triton's type verifier looks at)."""
     out: dict[str, int | bool] = {}
-    for prefix, side, shape in (("src", src, src_shape), ("res", res, res_shape)):
-        who = "source" if prefix == "src" else "result"
+    sides = (("src", "source", src, src_shape), ("res", "result", res, res_shape))
+    for prefix, who, side, shape in sides:
         lay = shared_layout(side.get("layout"), aliases, f"{who}.layout")
         alloc = side.get("alloc_shape")
         try:
-            alloc_l = None if alloc is None else _shape(alloc, f"{prefix}.alloc_shape", True)
+            alloc_l = None if alloc is None else _shape(alloc, f"{who}.alloc_shape", True)
         except RequestError:
             alloc_l = None  # judged (or rejected) by the source geometry, not here
         out.update(type_facts(prefix, shape, alloc_l, lay, int(facts[f"{prefix}_bits"])))
