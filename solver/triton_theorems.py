@@ -27,6 +27,7 @@ import z3
 from alias_spec.catalogue import SAFE, rule, rules_for
 from alias_spec.facts import INVARIANTS, OPS
 
+from .lexmin import lex_minimize
 from .recipe_theorems import recipe_theorems, smallest_counterexample
 from .theorems import Outcome, Theorem, run_theorem
 from .z3expr import Env, fact_vars, holds, term, valid
@@ -338,14 +339,14 @@ def witness_request(outcome: Outcome) -> dict[str, Any] | None:
     return to_view_request(facts, x, t.id.split(".")[-2])
 
 
-def minimal(t: Theorem, timeout_ms: int = 120000) -> dict[str, Any] | None:
+def minimal(t: Theorem, timeout_ms: int = 20000) -> dict[str, Any] | None:
     """The smallest witness of an ``exists`` theorem (lexicographic: result rank, bytes on
-    both sides, non-negative offset and index, their size)."""
+    both sides, non-negative offset and index, their size, then element widths and counts)."""
     claim, envs = t.build()
     return _smallest(claim, envs["view"], t.id.split(".")[-2], timeout_ms)
 
 
-def family_counterexample(t: Theorem, timeout_ms: int = 120000) -> dict[str, Any] | None:
+def family_counterexample(t: Theorem, timeout_ms: int = 20000) -> dict[str, Any] | None:
     """For a refuted ``valid`` theorem about reinterprets: the smallest counterexample among
     the family's real requests (the solver's own one is facts with no request form)."""
     claim, envs = t.build()
@@ -358,19 +359,17 @@ def family_counterexample(t: Theorem, timeout_ms: int = 120000) -> dict[str, Any
 
 
 def _smallest(query: z3.BoolRef, env: Env, op: str, timeout_ms: int) -> dict[str, Any] | None:
-    opt = z3.Optimize()
-    opt.set("timeout", timeout_ms)
-    opt.add(query)
     # Plain shapes first, then the fewest bytes, then offsets and indices past the end
-    # rather than before the start, and the nearest ones.
-    opt.minimize(env["res_rank"])
-    opt.minimize(term("src_bytes", env) + term("res_bytes", env))
+    # rather than before the start, and the nearest ones; then the narrowest elements, so
+    # that requests of one size do not tie.
+    objectives = [env["res_rank"], term("src_bytes", env) + term("res_bytes", env)]
     for name in ("off", "idx"):
-        opt.minimize(z3.If(env[name] < 0, 1, 0))
-        opt.minimize(z3.If(env[name] >= 0, env[name], -env[name]))
-    if opt.check() != z3.sat:
+        objectives.append(z3.If(env[name] < 0, 1, 0))
+        objectives.append(z3.If(env[name] >= 0, env[name], -env[name]))
+    objectives += [env["src_bits"], env["res_bits"], env["src_elems"], env["res_elems"]]
+    model = lex_minimize(query, objectives, timeout_ms)
+    if model is None:
         return None
-    model = opt.model()
     facts: dict[str, Any] = {}
     for name, v in env.items():
         val = model.eval(v, model_completion=True)
