@@ -34,6 +34,7 @@ from alias_spec.catalogue import SAFE, rule
 from alias_spec.facts import CONSTANTS, OPS
 from compiler_patch import gen_recipes
 
+from .lexmin import lex_minimize
 from .theorems import Theorem
 from .z3expr import Env, fact_vars, holds, invariants, model_facts, term, to_z3, valid
 
@@ -433,30 +434,22 @@ def hypotheses_satisfiable(t: Theorem, timeout_ms: int = 60000) -> bool:
     return s.check() == z3.sat
 
 
-def smallest_counterexample(t: Theorem, timeout_ms: int = 60000) -> dict[str, Any] | None:
+def smallest_counterexample(t: Theorem, timeout_ms: int = 20000) -> dict[str, Any] | None:
     """For a refuted recipe theorem: the smallest alias that refutes it (whole-byte types
     first, then the fewest bytes, the smallest offsets), as the facts that matter and the
     recipe's numbers. (No JSON request: the alias's type facts and its placement are separate
     facts here, and a request could not pin both.)"""
     claim, envs = t.build()
     a = envs["alias"]
-    opt = z3.Optimize()
-    opt.set("timeout", timeout_ms)
-    opt.add(claim.arg(0), z3.Not(claim.arg(1)))
-    # One weighted objective (several lexicographic ones make the optimiser give up here).
-    cost = sum(z3.If(a[f"{side}_bits"] % 8 == 0, 0, 1 << 20) for side in ("src", "res"))
-    cost += term("src_bytes", a) + term("res_bytes", a)
-    cost += a["off"] + a["src_base"] + a["src_start"] + a["align"] + a["p0"]
-    opt.minimize(cost)
-    if opt.check() == z3.sat:
-        m = opt.model()
-    else:  # the optimiser gave up: any counterexample, in the same form
-        plain = z3.Solver()
-        plain.set("timeout", timeout_ms)
-        plain.add(claim.arg(0), z3.Not(claim.arg(1)))
-        if plain.check() != z3.sat:
-            return None
-        m = plain.model()
+    # Sub-byte elements count only where no whole-byte alias refutes the claim.
+    objectives = [
+        sum(z3.If(a[f"{side}_bits"] % 8 == 0, 0, 1) for side in ("src", "res")),
+        term("src_bytes", a) + term("res_bytes", a),
+        a["off"] + a["src_base"] + a["src_start"] + a["align"] + a["p0"],
+    ]
+    m = lex_minimize(z3.And(claim.arg(0), z3.Not(claim.arg(1))), objectives, timeout_ms)
+    if m is None:
+        return None
     shown = (
         "src_bits", "src_elems", "src_subview", "src_base", "src_start", "run", "c0", "p0",
         "c1", "p1", "c2", "p2", "align", "res_bits", "res_elems", "res_rank", "res_lay_rank",
