@@ -30,7 +30,7 @@ from alias_spec.facts import INVARIANTS, OPS
 from .lexmin import lex_minimize
 from .recipe_theorems import recipe_theorems, smallest_counterexample
 from .theorems import Outcome, Theorem, run_theorem
-from .z3expr import Env, fact_vars, holds, term, valid
+from .z3expr import Env, fact_vars, holds, model_facts, term, valid
 
 TRITON = ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9")
 OP_CODES = {name.split("_", 1)[1]: code for name, code in OPS.items() if name.startswith("ttg.")}
@@ -370,10 +370,7 @@ def _smallest(query: z3.BoolRef, env: Env, op: str, timeout_ms: int) -> dict[str
     model = lex_minimize(query, objectives, timeout_ms)
     if model is None:
         return None
-    facts: dict[str, Any] = {}
-    for name, v in env.items():
-        val = model.eval(v, model_completion=True)
-        facts[name] = z3.is_true(val) if z3.is_bool(val) else val.as_long()
+    facts = model_facts(model, env)
     x = {k[2:]: v for k, v in facts.items() if k.startswith("x_")}
     return {"facts": facts, "request": to_view_request(facts, x, op)}
 
