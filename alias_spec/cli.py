@@ -8,10 +8,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, rules_for
-from .errors import RequestError
-from .request import Request, load_requests, parse_request
-from .verdict import Verdict
+from alias_spec.model.catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, rules_for
+from alias_spec.model.errors import RequestError
+from alias_spec.model.request import Request, load_requests, parse_request
+from alias_spec.model.verdict import Verdict
 
 ENGINES = ("z3", "interp", "python", "cpp")
 EXAMPLE = "examples/request.json"
@@ -35,18 +35,18 @@ def _read(path: str) -> str:
 
 def _engine(name: str) -> Callable[[Request, str], Verdict]:
     if name == "z3":
-        from solver.check import check_facts as z3_check
+        from alias_spec.semantics.check import check_facts as z3_check
 
         return lambda req, prof: z3_check(req.facts, prof, with_fixes=False)
     if name == "interp":
-        from .interp import check_facts as interp_check
+        from alias_spec.model.interp import check_facts as interp_check
 
         return lambda req, prof: interp_check(req.facts, prof)
     if name == "python":
-        from compiler_patch.py_engine import check_facts as py_check
+        from alias_spec.engines.py_engine import check_facts as py_check
 
         return lambda req, prof: py_check(req.facts, prof)
-    from compiler_patch.cpp_engine import check_facts as cpp_check
+    from alias_spec.engines.cpp_engine import check_facts as cpp_check
 
     return lambda req, prof: cpp_check(req.facts, prof)
 
@@ -62,7 +62,7 @@ def judge(req: Request, profile: str, engine: str, fixes: bool = True) -> Verdic
     """One request through one engine, with solver fixes attached to fixable violations. A rule
     that reads a fact the request cannot know is not judged (its verdict on the stand-in value
     is dropped) and is named in ``not_judged``."""
-    from .unknown import unjudged_rules
+    from alias_spec.model.unknown import unjudged_rules
 
     verdict = _engine(engine)(req, profile)
     verdict.notes = list(req.notes)
@@ -76,7 +76,7 @@ def judge(req: Request, profile: str, engine: str, fixes: bool = True) -> Verdic
             "unknown, and these rules read facts that depend on it"
         )
     if fixes and not verdict.valid:
-        from solver.fix import suggest
+        from alias_spec.semantics.fix import suggest
 
         for v in verdict.violations:
             v.fix = suggest(req.facts, profile, rule(v.rule), _result_shape(req))
@@ -151,7 +151,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
-    from solver import theorems, triton_theorems
+    from alias_spec.semantics import theorems, triton_theorems
 
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
     outcomes = []
@@ -177,19 +177,19 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 
 def cmd_gen(args: argparse.Namespace) -> int:
-    from compiler_patch.gen import run
+    from alias_spec.gen import run
 
     return run(check=args.check)
 
 
 def cmd_prove_cpp(args: argparse.Namespace) -> int:
-    from solver.bv_proof import main
+    from alias_spec.backends.bv_proof import main
 
     return main()
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from compiler_patch.fuzz import main
+    from alias_spec.difftest.fuzz import main
 
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     bad = [e for e in engines if e not in ENGINES]
@@ -201,13 +201,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from .lint import main
+    from alias_spec.lint.lint import main
 
     return main(args.file, args.profile, args.format)
 
 
 def cmd_triton_diff(args: argparse.Namespace) -> int:
-    from triton_diff.diff import BadInput, command
+    from alias_spec.difftest.triton.diff import BadInput, command
 
     try:
         return command(
@@ -245,7 +245,7 @@ interpreter without Triton).""".format(
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from .docsite import main
+    from alias_spec.docgen.docsite import main
 
     return main(args.action)
 
@@ -307,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
         "gen",
         help="regenerate the compiler checks, or --check they are fresh",
         description="Write every file generated from the catalogue: the checks under "
-        "compiler_patch/generated/ (alias_checks.py, alias_rules.h, MemDescAliasOpVerify.cpp, "
+        "alias_spec/generated/ (alias_checks.py, alias_rules.h, MemDescAliasOpVerify.cpp, "
         "recipes.py) and the docs pages (docs/rules/*.md, docs/profiles.md, docs/theorems.md, "
         "docs/guides/lowering-recipes.md, docs/data/examples.json). With --check nothing is "
         "written: exit 1 and list the stale files if any differs from what the catalogue "

@@ -24,11 +24,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from alias_spec.interp import check_facts as interp_check  # noqa: E402
-from alias_spec.request import parse_request  # noqa: E402
-from compiler_patch import cpp_engine, fuzz, py_engine  # noqa: E402
-from compiler_patch.generated import alias_checks  # noqa: E402
-from solver.check import check_facts as z3_check  # noqa: E402
+from alias_spec.engines import py_engine  # noqa: E402
+
+from alias_spec.difftest import fuzz
+from alias_spec.engines import cpp_engine
+from alias_spec.generated import alias_checks  # noqa: E402
+from alias_spec.model.interp import check_facts as interp_check  # noqa: E402
+from alias_spec.model.request import parse_request  # noqa: E402
+from alias_spec.semantics.check import check_facts as z3_check  # noqa: E402
 
 # FlagTree's valid lit case (64x64 bf16 source, 32x64 bf16 alias at offset 128) and the same
 # request one element past the end: what tle.gpu.alloc judges, passing and failing.
@@ -113,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     few = cases[: max(200, args.cases // 100)]
     z3_eval = fuzz.Z3Engine()
     engines: list[tuple[str, str, Callable[[], Judge], Sequence[fuzz.Case]]] = [
-        ("interp", "alias_spec.interp.check_facts (full verdict)",
+        ("interp", "alias_spec.model.interp.check_facts (full verdict)",
          lambda: per_case(interp_check), cases),
         ("interp", "memoised rule by rule (the fuzzer's)",
          lambda: per_case(fuzz.InterpEngine()), cases),
@@ -127,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
          lambda: per_case(cpp_engine.check_facts), few),
         ("z3", "term evaluation by z3.simplify (the fuzzer's)",
          lambda: per_case(z3_eval), few),
-        ("z3", "solver.check.check_facts (one query per rule)",
+        ("z3", "alias_spec.semantics.check.check_facts (one query per rule)",
          lambda: per_case(z3_solver), few[:100]),
     ]  # fmt: skip
     print(f"# Engine benchmark ({environment()})\n")

@@ -34,7 +34,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from compiler_patch import tle  # noqa: E402
+from alias_spec.frontend import tle  # noqa: E402
 
 M = N = 64
 ROOT_ROWS = 128  # 16 KiB: room for a tile at any offset below 8 KiB

@@ -16,7 +16,7 @@ from triton.experimental.gluon import language as gl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from compiler_patch import tle  # noqa: E402
+from alias_spec.frontend import tle  # noqa: E402
 
 
 @gluon.jit

@@ -6,7 +6,7 @@ from __future__ import annotations
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from compiler_patch import tle
+from alias_spec.frontend import tle
 
 
 @gluon.jit

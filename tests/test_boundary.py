@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from alias_spec import parse_request, rules_for
-from alias_spec.interp import check_facts as interp_check
-from compiler_patch.py_engine import check_facts as py_check
-from solver.check import check_facts as z3_check
+from alias_spec.engines.py_engine import check_facts as py_check
+from alias_spec.model.interp import check_facts as interp_check
+from alias_spec.semantics.check import check_facts as z3_check
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "boundary.jsonl"
 CASES = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]

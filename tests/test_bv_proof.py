@@ -1,14 +1,14 @@
-"""Translation validation of the generated C++ arithmetic (solver/bv_proof.py)."""
+"""Translation validation of the generated C++ arithmetic (alias_spec/backends/bv_proof.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from alias_spec import dsl
-from alias_spec.catalogue import RULES, rule
-from alias_spec.interp import violated
-from compiler_patch.gen_cpp import cpp_trees
-from solver import bv_proof
+from alias_spec.backends import bv_proof
+from alias_spec.backends.gen_cpp import cpp_trees
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import RULES, rule
+from alias_spec.model.interp import violated
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 

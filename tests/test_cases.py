@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from alias_spec import RULES, parse_request
-from alias_spec.interp import check_facts as interp_check
-from compiler_patch.py_engine import check_facts as py_check
-from solver.check import check_facts as z3_check
+from alias_spec.engines.py_engine import check_facts as py_check
+from alias_spec.model.interp import check_facts as interp_check
+from alias_spec.semantics.check import check_facts as z3_check
 from tests.conftest import CASES, load_case
 
 ENGINES = {"interp": interp_check, "python": py_check, "z3": z3_check}

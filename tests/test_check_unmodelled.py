@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from alias_spec import dsl, parse_request
-from alias_spec.catalogue import compiled, rules_for
+from alias_spec import parse_request
 from alias_spec.cli import main
-from alias_spec.interp import check_facts
-from alias_spec.layouts import parse_layout
-from alias_spec.unknown import BYTE_FACTS, LAYOUT_FACTS
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import compiled, rules_for
+from alias_spec.model.interp import check_facts
+from alias_spec.model.layouts import parse_layout
+from alias_spec.model.unknown import BYTE_FACTS, LAYOUT_FACTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAD = "#ttg.padded_shared<[64:+4] {order = [1, 0], shape = [64, 64]}>"

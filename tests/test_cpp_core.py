@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from alias_spec import dsl
-from alias_spec.catalogue import PROFILES, RULES
-from alias_spec.errors import RequestError
-from alias_spec.facts import FACTS, INT32_MAX, INT64_MAX, INVARIANTS, expand
-from alias_spec.interp import check_facts as interp_check
-from alias_spec.physical import footprint
-from alias_spec.request import parse_request
-from compiler_patch import cpp_engine, gen_cpp, gen_mlir, py_engine
+from alias_spec.backends import gen_cpp, gen_mlir
+from alias_spec.engines import cpp_engine, py_engine
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import PROFILES, RULES
+from alias_spec.model.errors import RequestError
+from alias_spec.model.facts import FACTS, INT32_MAX, INT64_MAX, INVARIANTS, expand
+from alias_spec.model.interp import check_facts as interp_check
+from alias_spec.model.physical import footprint
+from alias_spec.model.request import parse_request
 
 GEN = Path(cpp_engine.__file__).parent / "generated"
 INT64_MIN = -(2**63)

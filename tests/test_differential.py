@@ -19,10 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alias_spec.catalogue import PROFILES, RULES, rules_for
-from alias_spec.interp import check_facts as interp_check
-from compiler_patch import cpp_engine, fuzz, py_engine
-from solver.check import check_facts as z3_check
+from alias_spec.difftest import fuzz
+from alias_spec.engines import cpp_engine, py_engine
+from alias_spec.model.catalogue import PROFILES, RULES, rules_for
+from alias_spec.model.interp import check_facts as interp_check
+from alias_spec.semantics.check import check_facts as z3_check
 
 needs_cxx = pytest.mark.skipif(cpp_engine.compiler() is None, reason="no C++ compiler (g++)")
 ALL = ["interp", "python", "cpp", "z3"]

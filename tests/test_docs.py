@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from alias_spec.lint.lint import lint_text
 
-from alias_spec.catalogue import PROFILES, RULES, Rule, rule
-from alias_spec.interp import check_facts
-from alias_spec.lint import lint_text
-from alias_spec.request import parse_request
-from compiler_patch import gen_docs, view_examples
-from compiler_patch.py_engine import check_facts as py_check
+from alias_spec.difftest import view_examples
+from alias_spec.docgen import gen_docs
+from alias_spec.engines.py_engine import check_facts as py_check
+from alias_spec.model.catalogue import PROFILES, RULES, Rule, rule
+from alias_spec.model.interp import check_facts
+from alias_spec.model.request import parse_request
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -186,7 +187,7 @@ def test_view_search_seeds_are_valid() -> None:
 
 
 def test_rule_pages_failing_requests_under_z3() -> None:
-    from solver.check import check_facts as z3_check
+    from alias_spec.semantics.check import check_facts as z3_check
 
     failing = [b for b in REQUESTS if b.page.startswith("docs/rules/") and "fails" in b.info]
     assert len(failing) == len(RULES)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from alias_spec import docsite
-from alias_spec.catalogue import RULES
+from alias_spec.docgen import docsite
+from alias_spec.model.catalogue import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 

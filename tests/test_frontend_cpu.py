@@ -1,4 +1,4 @@
-"""The Gluon frontend (compiler_patch.tle) on a machine without a GPU.
+"""The Gluon frontend (alias_spec.frontend.tle) on a machine without a GPU.
 
 Kernels are compiled for sm_90 with GluonASTSource: an alias must add no allocation, keep
 ``metadata.shared`` at the source's size and address the source base plus the offset in the
@@ -19,9 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alias_spec.physical import footprint as spec_footprint
-from compiler_patch import gen_recipes
-from compiler_patch.generated import recipes
+from alias_spec.backends import gen_recipes
+from alias_spec.generated import recipes
+from alias_spec.model import recipes as recipe_model
+from alias_spec.model.physical import footprint as spec_footprint
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "gpu" / "corpus.json"
@@ -31,15 +32,15 @@ CORPUS = ROOT / "tests" / "gpu" / "corpus.json"
 
 
 def test_generated_recipes_up_to_date() -> None:
-    path = ROOT / "compiler_patch" / "generated" / "recipes.py"
+    path = ROOT / "alias_spec" / "generated" / "recipes.py"
     assert path.read_text() == gen_recipes.generate(), "run `alias-spec gen`"
 
 
 def test_recipe_formulas_use_known_facts() -> None:
-    for r in gen_recipes.RECIPES:
-        gen_recipes.expand(r.formula)
-    for s in gen_recipes.SUPPORT:
-        gen_recipes.expand(s.formula)
+    for r in recipe_model.RECIPES:
+        recipe_model.expand(r.formula)
+    for s in recipe_model.SUPPORT:
+        recipe_model.expand(s.formula)
 
 
 @st.composite
@@ -60,7 +61,7 @@ def views(draw):
 @settings(max_examples=300, deadline=None)
 @given(views())
 def test_footprint_matches_spec_model(view) -> None:
-    from compiler_patch.tle.place import PlaceError, footprint
+    from alias_spec.frontend.tle.place import PlaceError, footprint
 
     shape, block, offsets = view
     try:
@@ -131,17 +132,19 @@ def test_corpus_is_valid_and_facts_agree_with_spec() -> None:
     """Every corpus step, re-derived: the spec accepts it and the frontend computes the same
     facts from its own model of the views."""
     pytest.importorskip("z3")
-    from solver import gpu_corpus
+    from alias_spec.difftest import gpu_corpus
 
     doc = json.loads(CORPUS.read_text())
     cases = doc["cases"]
     assert len(cases) >= 300
     fresh = gpu_corpus.generate(6, doc["seed"])
-    assert fresh == cases[:6], "corpus.json is stale: rerun `python -m solver.gpu_corpus`"
+    assert fresh == cases[:6], (
+        "corpus.json is stale: rerun `python -m alias_spec.difftest.gpu_corpus`"
+    )
     for case in cases:
         for request in case["requests"]:
-            from alias_spec.interp import check_facts
-            from alias_spec.request import parse_request
+            from alias_spec.model.interp import check_facts
+            from alias_spec.model.request import parse_request
 
             assert check_facts(parse_request(request).facts, "safe").valid, case["id"]
         runs = case["expect"]["map"]
@@ -155,13 +158,12 @@ def test_corpus_is_valid_and_facts_agree_with_spec() -> None:
 triton = pytest.importorskip("triton")
 os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tle-cpu-cache-"))
 
+from alias_spec.frontend import tle  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler.errors import CompilationError  # noqa: E402
 from triton.experimental import gluon  # noqa: E402
 from triton.experimental.gluon import language as gl  # noqa: E402
 from triton.experimental.gluon._runtime import GluonASTSource  # noqa: E402
-
-from compiler_patch import tle  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 NVMMA128 = gl.constexpr(gl.NVMMASharedLayout(128, 16, 2))

@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from alias_spec import dsl
-from alias_spec.catalogue import PROFILES, RULES, compiled, rules_for
-from alias_spec.facts import FACTS
-from alias_spec.interp import violated
-from compiler_patch import gen, gen_cpp, gen_mlir
+from alias_spec import gen
+from alias_spec.backends import gen_cpp, gen_mlir
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import PROFILES, RULES, compiled, rules_for
+from alias_spec.model.facts import FACTS
+from alias_spec.model.interp import violated
 
 HEADER_LINE = "Generated from the tle-alias-spec rule catalogue by `alias-spec gen`."
 MINE = (
-    "compiler_patch/generated/alias_rules.h",
-    "compiler_patch/generated/MemDescAliasOpVerify.cpp",
+    "alias_spec/generated/alias_rules.h",
+    "alias_spec/generated/MemDescAliasOpVerify.cpp",
 )
 
 

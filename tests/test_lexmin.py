@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import z3
 
-from solver.lexmin import lex_minimize
+from alias_spec.semantics.lexmin import lex_minimize
 
 
 def _xy() -> tuple[z3.ArithRef, z3.ArithRef, z3.BoolRef]:

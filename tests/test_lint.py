@@ -19,11 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alias_spec.lint.mlir_views import read_module, shown, view_start
 
-from alias_spec import dsl
-from alias_spec.catalogue import compiled, rules_for
-from alias_spec.facts import FACTS
-from alias_spec.lint import (
+from alias_spec.lint.lint import (
     BYTE_FACTS,
     LAYOUT_FACTS,
     NOTICES,
@@ -35,7 +33,9 @@ from alias_spec.lint import (
     to_json,
     to_sarif,
 )
-from alias_spec.mlir_views import read_module, shown, view_start
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import compiled, rules_for
+from alias_spec.model.facts import FACTS
 
 CASES = Path(__file__).resolve().parent / "lint_cases"
 
@@ -455,7 +455,7 @@ def test_rules_reading_an_unknown_fact_are_not_judged() -> None:
 
 
 def _lint_facts() -> dict:
-    from alias_spec.request import parse_request
+    from alias_spec.model.request import parse_request
 
     return dict(
         parse_request(

@@ -1,7 +1,7 @@
 """The committed per-release lowering results (docs/data/lowering-releases/) against the recipe
 predicate, without the releases themselves.
 
-``python -m compiler_patch.lowering_check`` compiled every GPU corpus case for sm_90 with Triton
+``python -m alias_spec.difftest.lowering_check`` compiled every GPU corpus case for sm_90 with Triton
 3.6, 3.7, 3.8 and 3.9 and recorded, per alias step, the recipe the frontend chose and the
 recipe facts it chose on. Here, from the corpus alone: the spec facts of each step are parsed
 from its request, the recipe facts recomputed the way the frontend computes them, and the
@@ -22,22 +22,22 @@ from typing import Any
 
 import pytest
 
-from alias_spec.catalogue import PROFILES
-from alias_spec.dtypes import dtype_bits
-from alias_spec.request import parse_request
-from compiler_patch.generated import recipes
+from alias_spec.generated import recipes
+from alias_spec.model.catalogue import PROFILES
+from alias_spec.model.dtypes import dtype_bits
+from alias_spec.model.request import parse_request
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "data" / "lowering-releases"
 CORPUS = ROOT / "tests" / "gpu" / "corpus.json"
-RERUN = "rerun `python -m compiler_patch.lowering_check --out FILE` with that release"
+RERUN = "rerun `python -m alias_spec.difftest.lowering_check --out FILE` with that release"
 RELEASES = sorted(p.removeprefix("triton-") for p in PROFILES if p.startswith("triton-"))
 
 
 def _place_module() -> Any:
     # The frontend's view model is pure Python; load it without the package, which needs Triton.
     spec = importlib.util.spec_from_file_location(
-        "tle_place", ROOT / "compiler_patch" / "tle" / "place.py"
+        "tle_place", ROOT / "alias_spec" / "frontend" / "tle" / "place.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

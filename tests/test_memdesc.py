@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alias_spec.catalogue import PROFILES
-from alias_spec.errors import RequestError
-from alias_spec.interp import check_facts
-from alias_spec.layouts import parse_layout
-from alias_spec.memdesc import parse_memdesc
-from alias_spec.request import parse_request
+from alias_spec.model.catalogue import PROFILES
+from alias_spec.model.errors import RequestError
+from alias_spec.model.interp import check_facts
+from alias_spec.model.layouts import parse_layout
+from alias_spec.model.memdesc import parse_memdesc
+from alias_spec.model.request import parse_request
 
 
 def test_basic_memdesc() -> None:

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alias_spec.lint.lint import lint_text, to_json, to_sarif, to_text
+from alias_spec.lint.mlir_views import MlirError
 
-from alias_spec.catalogue import PROFILES
-from alias_spec.errors import RequestError
-from alias_spec.interp import check_facts
-from alias_spec.lint import lint_text, to_json, to_sarif, to_text
-from alias_spec.mlir_views import MlirError
-from alias_spec.request import parse_request
-from triton_diff import cases as case_gen
+from alias_spec.difftest.triton import cases as case_gen
+from alias_spec.model.catalogue import PROFILES
+from alias_spec.model.errors import RequestError
+from alias_spec.model.interp import check_facts
+from alias_spec.model.request import parse_request
 
 ROOT = Path(__file__).resolve().parent.parent
 DUMPS = sorted((ROOT / "tests" / "lint_cases").glob("*.ttgir")) + sorted(

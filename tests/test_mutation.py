@@ -9,10 +9,12 @@ import random
 
 import pytest
 
-from alias_spec import catalogue, dsl
-from alias_spec.catalogue import RULES, compiled, rules_for
-from compiler_patch import cpp_engine, fuzz, gen_cpp, gen_python, mutate
-from compiler_patch.gen import ROOT
+from alias_spec.backends import gen_cpp, gen_python
+from alias_spec.difftest import fuzz, mutate
+from alias_spec.engines import cpp_engine
+from alias_spec.gen import ROOT
+from alias_spec.model import catalogue, dsl
+from alias_spec.model.catalogue import RULES, compiled, rules_for
 
 needs_cxx = pytest.mark.skipif(cpp_engine.compiler() is None, reason="no C++ compiler (g++)")
 
@@ -84,7 +86,7 @@ def test_every_mutation_changes_the_generated_code() -> None:
 
 def test_catalogue_as_generates_the_committed_files_and_restores() -> None:
     # Unchanged rules through the patch reproduce the committed outputs byte for byte...
-    gen = ROOT / "compiler_patch" / "generated"
+    gen = ROOT / "alias_spec" / "generated"
     with mutate.catalogue_as(catalogue.RULES):
         assert gen_python.generate() == (gen / "alias_checks.py").read_text()
         assert gen_cpp.generate() == (gen / "alias_rules.h").read_text()

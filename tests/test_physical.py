@@ -7,9 +7,9 @@ from math import prod
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alias_spec.catalogue import rule
-from alias_spec.interp import violated
-from alias_spec.physical import footprint
+from alias_spec.model.catalogue import rule
+from alias_spec.model.interp import violated
+from alias_spec.model.physical import footprint
 
 
 def brute_elements(shape: list[int], alloc: list[int], offsets: list[int]) -> list[int]:
@@ -63,8 +63,9 @@ def test_physical_rule_is_byte_containment(view, eb: int, off: int, length: int)
 @given(views(), st.sampled_from([8, 16, 32, 1, 0]), st.integers(0, 64))
 def test_parsed_facts_satisfy_invariants(view, bits: int, off: int) -> None:
     """The solver assumes facts.INVARIANTS; every request the parser accepts must meet them."""
-    from alias_spec import dsl, parse_request
-    from alias_spec.facts import INVARIANTS, expand
+    from alias_spec import parse_request
+    from alias_spec.model import dsl
+    from alias_spec.model.facts import INVARIANTS, expand
 
     shape, alloc, offsets = view
     req = {"source": {"shape": shape, "alloc_shape": alloc, "view_offsets": offsets,

@@ -1,4 +1,4 @@
-"""The recipe theorems' premises (solver/recipe_theorems.py).
+"""The recipe theorems' premises (alias_spec/semantics/recipe_theorems.py).
 
 The theorems themselves are proved in tests/test_triton_profiles.py. Here: each theorem's
 hypotheses can be met (a vacuous theorem proves nothing), and the facts the theorems build for
@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import z3
 
-from alias_spec.facts import FACTS
-from alias_spec.request import parse_request
-from solver import recipe_theorems as rt
-from solver.z3expr import pin
+from alias_spec.model.facts import FACTS
+from alias_spec.model.request import parse_request
+from alias_spec.semantics import recipe_theorems as rt
+from alias_spec.semantics.z3expr import pin
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "gpu" / "corpus.json"
@@ -102,10 +102,9 @@ def _lower(case: dict[str, Any]) -> tuple[str, list[Any], str]:
     sys.path.insert(0, str(ROOT / "tests" / "gpu"))
     import corpus_kernel as ck
     import triton
+    from alias_spec.lint.mlir_views import read_module
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
-
-    from alias_spec.mlir_views import read_module
 
     from .recipe_kernel import one_alias
 

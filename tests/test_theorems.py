@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from alias_spec import parse_request
-from alias_spec.interp import check_facts
-from solver.theorems import Outcome, prove
+from alias_spec.model.interp import check_facts
+from alias_spec.semantics.theorems import Outcome, prove
 
 EXPECTED_FINDINGS = {
     "sound.flagtree",

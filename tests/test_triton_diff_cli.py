@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from alias_spec.cli import main
-from triton_diff import diff, report, worker
+from alias_spec.difftest.triton import diff, report, worker
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "docs" / "triton-agreement.json"

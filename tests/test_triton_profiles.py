@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from alias_spec import dsl
-from alias_spec.catalogue import PROFILES, RULES, compiled, rules_for
-from alias_spec.errors import RequestError
-from alias_spec.facts import FACTS, INVARIANTS, expand
-from alias_spec.interp import check_facts
-from alias_spec.request import parse_request
-from compiler_patch import cpp_engine, py_engine
-from triton_diff import cases as case_gen
-from triton_diff import diff, report
+from alias_spec.difftest.triton import cases as case_gen
+from alias_spec.difftest.triton import diff, report
+from alias_spec.engines import cpp_engine, py_engine
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import PROFILES, RULES, compiled, rules_for
+from alias_spec.model.errors import RequestError
+from alias_spec.model.facts import FACTS, INVARIANTS, expand
+from alias_spec.model.interp import check_facts
+from alias_spec.model.request import parse_request
 
 ROOT = Path(__file__).resolve().parent.parent
 TRITON = ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9")
@@ -283,13 +283,13 @@ def test_differential_against_installed_triton() -> None:
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, Any]:
-    from solver import triton_theorems
+    from alias_spec.semantics import triton_theorems
 
     return {o.theorem.id: o for o in triton_theorems.prove(("z3", "cvc5"))}
 
 
 def test_theorems_as_declared(outcomes: dict[str, Any]) -> None:
-    from solver import triton_theorems
+    from alias_spec.semantics import triton_theorems
 
     assert set(outcomes) == {t.id for t in triton_theorems.all_theorems()}
     for tid, o in outcomes.items():
@@ -340,7 +340,7 @@ def test_reinterpret_38_findings_have_real_counterexamples(outcomes: dict[str, A
 
 @pytest.mark.skipif(not (_installed_triton() or "").startswith("3.6."), reason="needs triton 3.6")
 def test_3_6_witnesses_verify_on_real_triton(outcomes: dict[str, Any]) -> None:
-    from triton_diff.runner import verify_modules
+    from alias_spec.difftest.triton.runner import verify_modules
 
     mods = [
         (tid, case_gen.module(o.counterexample["view"]["request"]))

@@ -12,8 +12,8 @@ from typing import Any
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from compiler_patch import tle
-from compiler_patch.corpus_views import (
+from alias_spec.frontend import tle
+from alias_spec.frontend.corpus_views import (
     DTYPES,
     alias_chain,
     barrier,

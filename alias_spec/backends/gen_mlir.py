@@ -1,0 +1,310 @@
+"""Generator: verifier glue for FlagTree's ``tle.memdesc_alias`` (``MemDescAliasOp``).
+
+The generated ``MemDescAliasOpVerify.cpp`` defines ``tle_alias::verifyMemDescAlias``, the
+whole body of ``MemDescAliasOp::verify()``: it reads the rule facts from the source and result
+``triton::gpu::MemDescType``s and the ``offset_bytes`` attribute, runs ``tle_alias::check``
+from ``alias_rules.h`` and reports each violated rule as an op error. The C++ around the fact
+table is fixed text here; the fact table, the messages and the constants come from the spec,
+so a new fact or rule cannot be forgotten (the generator fails until it is mapped).
+"""
+
+from __future__ import annotations
+
+import re
+
+from alias_spec.backends.gen_cpp import HEADER, cstr
+from alias_spec.model.catalogue import RULES, Rule
+from alias_spec.model.facts import CONSTANTS, FACTS
+
+# C++ expression for every fact, over the locals of verifyMemDescAlias.
+FACT_EXPR: dict[str, str] = {
+    # Frontend-only rules: the op exists only after the frontend accepted a buffered source,
+    # no init_value and the smem scope, so those facts pass here.
+    "src_buffered": "true",
+    "init_given": "false",
+    "scope": "kSmem",
+    "src_space": "spaceOf(srcTy)",
+    "res_space": "spaceOf(resTy)",
+    "src_mutable": "srcTy.getMutableMemory()",
+    "res_mutable": "resTy.getMutableMemory()",
+    "off_int": "true",  # an i64 attribute is always an integer
+    "off": "offsetBytes.getValue().getSExtValue()",
+    "src_bits": "bitsOf(srcTy.getElementType())",
+    "res_bits": "bitsOf(resTy.getElementType())",
+    "src_static": "srcStatic",
+    "res_static": "resStatic",
+    "src_elems": "srcElems",
+    "res_elems": "resElems",
+    "src_start": "geo.start",
+    "src_base": "0",  # the type does not say where a memdesc_index view starts
+    "run": "geo.run",
+    "p0": "geo.p[0]",
+    "c0": "geo.c[0]",
+    "p1": "geo.p[1]",
+    "c1": "geo.c[1]",
+    "p2": "geo.p[2]",
+    "c2": "geo.c[2]",
+    "align": "allocAlignment(srcTy)",
+    "swz": "swizzleRepeat(resTy.getEncoding())",
+    "op": "0",  # this verifier is tle.memdesc_alias's own: OP_ALIAS
+}
+
+_VERIFIER_TEXT = re.compile(r"MemDescAliasOp::verify \(C\+\+\) \('([^']+)'\)")
+
+
+def verifier_message(rule: Rule) -> str:
+    """FlagTree's C++ verifier text where it differs from the frontend's, else the rule's."""
+    m = _VERIFIER_TEXT.search(rule.provenance)
+    return m.group(1) if m else rule.message
+
+
+_PRELUDE = """\
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "alias_rules.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "triton/Dialect/TritonGPU/IR/Dialect.h"
+#include "triton/Dialect/TritonNvidiaGPU/IR/Dialect.h"
+
+namespace tle_alias {
+namespace {
+
+namespace ttg = mlir::triton::gpu;
+namespace ttng = mlir::triton::nvidia_gpu;
+
+__extension__ typedef __int128 Wide;
+constexpr Wide kInt64Max = std::numeric_limits<std::int64_t>::max();
+
+// FlagTree's shipped rules by default; build with -DTLE_ALIAS_PROFILE_SAFE for the rules
+// FEP-0065 promises (physical containment, absolute alignment).
+#ifdef TLE_ALIAS_PROFILE_SAFE
+constexpr Profile kProfile = Profile::Safe;
+#else
+constexpr Profile kProfile = Profile::Flagtree;
+#endif
+"""
+
+_HELPERS = """\
+std::int64_t spaceOf(ttg::MemDescType ty) {
+  mlir::Attribute space = ty.getMemorySpace();
+  if (mlir::isa_and_nonnull<ttg::SharedMemorySpaceAttr>(space)) return kSmem;
+  if (mlir::isa_and_nonnull<ttng::TensorMemorySpaceAttr>(space)) return kTmem;
+  return kGlobal;  // any other space: not a shared-memory buffer
+}
+
+// Bits per element; 0 (not byte-addressable) for element types without a bit width.
+std::int64_t bitsOf(mlir::Type elem) {
+  return elem.isIntOrFloat() ? static_cast<std::int64_t>(elem.getIntOrFloatBitWidth()) : 0;
+}
+
+// Bytes after which an NVMMA swizzle pattern repeats (8 rows of the swizzle width); 0 if
+// the layout is not a swizzled NVMMA one.
+std::int64_t swizzleRepeat(mlir::Attribute enc) {
+  if (auto nvmma = mlir::dyn_cast_or_null<ttg::NVMMASharedEncodingAttr>(enc))
+    return 8 * static_cast<std::int64_t>(nvmma.getSwizzlingByteWidth());
+  return 0;
+}
+
+// What the allocation's own layout guarantees for its start: 16 bytes, or the swizzle
+// repeat of an NVMMA layout when larger.
+std::int64_t allocAlignment(ttg::MemDescType src) {
+  std::int64_t repeat = swizzleRepeat(src.getEncoding());
+  return repeat > 16 ? repeat : 16;
+}
+
+// Element count of a shape; false for a dynamic or negative dim or a count past int64.
+bool staticElems(llvm::ArrayRef<std::int64_t> shape, std::int64_t &elems) {
+  Wide n = 1;
+  elems = 0;
+  for (std::int64_t d : shape) {
+    if (mlir::ShapedType::isDynamic(d) || d < 0) return false;
+    n *= d;  // n <= INT64_MAX before, so the product fits in 128 bits
+    if (n > kInt64Max) return false;
+  }
+  elems = static_cast<std::int64_t>(n);
+  return true;
+}
+
+// Which elements of its allocation a static view covers: runs of `run` contiguous elements,
+// repeated along at most three strided levels (outermost first), padded with single-count
+// levels that span everything inside. Same model as alias_spec/model/physical.py, except that a
+// view with more than three levels keeps its three innermost (a subset of what it covers,
+// so containment checked against it stays sound).
+struct Geometry {
+  std::int64_t start = 0;
+  std::int64_t run = 0;
+  std::int64_t p[3] = {0, 0, 0};
+  std::int64_t c[3] = {1, 1, 1};
+};
+
+bool footprint(llvm::ArrayRef<std::int64_t> shape, llvm::ArrayRef<std::int64_t> alloc,
+               llvm::ArrayRef<std::int64_t> offsets, Geometry &g) {
+  g = Geometry();
+  const std::size_t n = alloc.size();
+  if (shape.size() > n || offsets.size() != n) return false;
+  std::vector<Wide> s(n, 1), stride(n, 1);
+  for (std::size_t i = 0; i < shape.size(); ++i) s[n - shape.size() + i] = shape[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    if (alloc[i] < 0 || s[i] < 0) return false;
+    if (s[i] == 0) return true;  // an empty view covers nothing
+  }
+  for (std::size_t i = n - 1; i > 0; --i) {
+    stride[i - 1] = stride[i] * alloc[i];
+    if (stride[i - 1] > kInt64Max) return false;
+  }
+  Wide start = 0;
+  for (std::size_t i = 0; i < n; ++i) start += offsets[i] * stride[i];
+  std::size_t inner = n - 1;
+  while (inner > 0 && s[inner] == alloc[inner]) --inner;
+  const Wide run = s[inner] * stride[inner];
+  std::vector<Wide> lp, lc;  // levels, outermost first
+  for (std::size_t i = 0; i < inner; ++i) {
+    if (s[i] == 1) continue;
+    if (!lp.empty() && lp.back() == s[i] * stride[i]) {
+      lp.back() = stride[i];  // the outer level steps exactly over this one: merge
+      lc.back() *= s[i];
+    } else {
+      lp.push_back(stride[i]);
+      lc.push_back(s[i]);
+    }
+  }
+  if (lp.size() > 3) {
+    lp.erase(lp.begin(), lp.end() - 3);
+    lc.erase(lc.begin(), lc.end() - 3);
+  }
+  Wide extent = run;
+  for (std::size_t k = lp.size(); k-- > 0;) extent += (lc[k] - 1) * lp[k];
+  if (start > kInt64Max || run > kInt64Max || extent > kInt64Max) return false;
+  const std::size_t pad = 3 - lp.size();
+  for (std::size_t k = 0; k < 3; ++k) {
+    g.p[k] = static_cast<std::int64_t>(k < pad ? extent : lp[k - pad]);
+    g.c[k] = static_cast<std::int64_t>(k < pad ? 1 : lc[k - pad]);
+  }
+  g.start = static_cast<std::int64_t>(start);
+  g.run = static_cast<std::int64_t>(run);
+  return true;
+}
+
+// Element offsets of the source view inside its allocation, per allocation dim, summed over
+// the memdesc_subslice ops that produced it. Other producers (memdesc_index with a runtime
+// index, block arguments) contribute nothing known: the FlagTree profile never reads them.
+std::vector<std::int64_t> viewOffsets(mlir::Value src, std::size_t allocRank) {
+  std::vector<std::int64_t> offsets(allocRank, 0);
+  while (auto sub = src.getDefiningOp<ttg::MemDescSubsliceOp>()) {
+    llvm::ArrayRef<std::int32_t> o = sub.getOffsets();
+    if (o.size() > allocRank) break;
+    for (std::size_t i = 0; i < o.size(); ++i) offsets[allocRank - o.size() + i] += o[i];
+    src = sub.getSrc();
+  }
+  return offsets;
+}
+
+}  // namespace
+
+// The body of MemDescAliasOp::verify(): every rule of the profile that the op violates is
+// reported as one op error, FlagTree's verifier text first, then the rule id.
+mlir::LogicalResult verifyMemDescAlias(mlir::Operation *op, mlir::Value src,
+                                       mlir::Type resultType, mlir::IntegerAttr offsetBytes) {
+  auto srcTy = mlir::dyn_cast<ttg::MemDescType>(src.getType());
+  auto resTy = mlir::dyn_cast<ttg::MemDescType>(resultType);
+  if (!srcTy || !resTy) return op->emitOpError("expects memdesc source and result");
+  if (!offsetBytes || offsetBytes.getValue().getBitWidth() > 64)
+    return op->emitOpError("expects an i64 offset_bytes attribute");
+
+  std::int64_t srcElems = 0, resElems = 0;
+  const bool srcStatic = staticElems(srcTy.getShape(), srcElems);
+  const bool resStatic = staticElems(resTy.getShape(), resElems);
+  Geometry geo;
+  if (srcStatic) {
+    llvm::ArrayRef<std::int64_t> alloc = srcTy.getAllocShape();
+    if (alloc.empty()) alloc = srcTy.getShape();
+    if (!footprint(srcTy.getShape(), alloc, viewOffsets(src, alloc.size()), geo)) geo = Geometry();
+  }
+"""
+
+_TAIL = """
+  const std::vector<Violation> violations = check(f, kProfile);
+  for (const Violation &v : violations) {
+    const auto index = static_cast<std::size_t>(v.rule);
+    op->emitOpError(kVerifierMessages[index]) << " [" << kRuleIds[index] << "]";
+#ifdef TLE_ALIAS_FIRST_ERROR_ONLY
+    break;  // FlagTree's own verifier stops at its first error
+#endif
+  }
+  return violations.empty() ? mlir::success() : mlir::failure();
+}
+
+}  // namespace tle_alias
+"""
+
+
+def _alias_facts() -> set[str]:
+    """Facts the alias profiles read; the rest describe stock Triton view ops only."""
+    from alias_spec.model import dsl
+    from alias_spec.model.catalogue import compiled, rules_for
+
+    names: set[str] = set()
+    for profile in ("flagtree", "safe"):
+        for r in rules_for(profile):
+            guard, formula = compiled(r.id)
+            names |= dsl.free_vars(guard) | dsl.free_vars(formula)
+    return names
+
+
+def _fact_exprs() -> dict[str, str]:
+    """FACT_EXPR, with neutral values for facts no alias rule reads (this op is an alias:
+    OP_ALIAS is 0, and the Triton view facts are off)."""
+    out = dict(FACT_EXPR)
+    used = _alias_facts()
+    for f in FACTS:
+        if f.name not in out and f.name not in used:
+            out[f.name] = "false" if f.sort == "bool" else "0"
+    return out
+
+
+def generate() -> str:
+    exprs = _fact_exprs()
+    missing = [f.name for f in FACTS if f.name not in exprs]
+    extra = sorted(set(exprs) - {f.name for f in FACTS})
+    if missing or extra:
+        raise ValueError(f"gen_mlir.FACT_EXPR out of date: missing {missing}, unknown {extra}")
+    out = [HEADER]
+    out += [
+        "// Verifier glue for FlagTree's tle.memdesc_alias (MemDescAliasOp): the whole body of",
+        "// MemDescAliasOp::verify(). It reads the rule facts from the source and result",
+        "// triton::gpu::MemDescType and the offset_bytes attribute, runs tle_alias::check",
+        "// (alias_rules.h) and reports every violated rule as an op error.",
+        "//",
+        "// Call site, the op's verify():",
+        "//   return tle_alias::verifyMemDescAlias(getOperation(), getSrc(), getType(),",
+        "//                                        getOffsetBytesAttr());",
+        "//",
+        "// This file belongs under third_party/tle/, which is built only with TLE, so it needs",
+        "// no #ifdef __TLE__ guard (that guard is for TLE changes inside core Triton files).",
+        "//",
+        "// Diagnostics it can emit (profile: rule id: text):",
+    ]
+    for r in RULES:
+        out.append(f"//   {'/'.join(r.profiles)}: {r.id}: {verifier_message(r)}")
+        if verifier_message(r) != r.message:
+            out.append(f"//     (frontend text: {r.message})")
+    out += ["", _PRELUDE]
+    for name, value in CONSTANTS.items():
+        if name in ("SMEM", "TMEM", "GLOBAL"):
+            out.append(f"constexpr std::int64_t k{name.capitalize()} = {value};")
+    out += [
+        "",
+        "// FlagTree's verifier text per rule (catalogue order).",
+        "constexpr const char *kVerifierMessages[kNumRules] = {",
+    ]
+    out += [f"    {cstr(verifier_message(r))}," for r in RULES]
+    out += ["};", "", _HELPERS]
+    out.append("  Facts f;")
+    out += [f"  f.{fact.name} = {exprs[fact.name]};" for fact in FACTS]
+    out.append(_TAIL)
+    return "\n".join(out)

@@ -1,0 +1,93 @@
+"""Generator: the catalogue as a pure-Python check module (no z3, no pydantic)."""
+
+from __future__ import annotations
+
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import PROFILES, RULES, compiled, rules_for
+from alias_spec.model.facts import FACTS, expand
+
+HEADER = (
+    "# Generated from the tle-alias-spec rule catalogue by `alias-spec gen`.\n"
+    "# Do not edit: change alias_spec/model/catalogue.py and regenerate.\n"
+)
+
+PY = dsl.Syntax(
+    and_=" and ",
+    or_=" or ",
+    not_="not ",
+    ite=lambda c, t, f: f"{t} if {c} else {f}",
+    true="True",
+    false="False",
+    name=lambda n: f"f[{n!r}]",
+    ops={},
+)
+
+
+def _fn_name(rule_id: str) -> str:
+    return "_rule_" + rule_id.replace(".", "_")
+
+
+def generate() -> str:
+    out = [HEADER, '"""Alias rule checks for tle.gpu.alloc, one function per rule."""', ""]
+    out += ["from __future__ import annotations", "", "from collections.abc import Mapping"]
+    out += ["from typing import NamedTuple", "", ""]
+    out += [
+        "class Violation(NamedTuple):",
+        "    rule: str",
+        "    message: str",
+        "    values: dict[str, int | bool]",
+        "",
+        "",
+        "class AliasError(ValueError):",
+        '    """Raised by raise_if_invalid; its text names every violated rule."""',
+        "",
+        "    def __init__(self, violations: list[Violation]) -> None:",
+        "        self.violations = violations",
+        "        super().__init__('; '.join(f'[{v.rule}] {v.message}' for v in violations))",
+        "",
+        "",
+        f"FACTS = {tuple(f.name for f in FACTS)!r}",
+        "",
+    ]
+    for r in RULES:
+        guard, formula = compiled(r.id)
+        values = ", ".join(f"{n!r}: {dsl.render(expand(n), PY)}" for n in r.values)
+        out += [
+            "",
+            f"def {_fn_name(r.id)}(f: Mapping[str, int | bool]) -> dict[str, int | bool] | None:",
+            f'    """{r.id}: {r.title}."""',
+            f"    if not ({dsl.render(guard, PY)}):",
+            "        return None",
+            f"    if {dsl.render(formula, PY)}:",
+            "        return None",
+            f"    return {{{values}}}",
+            "",
+        ]
+    out += ["", "RULES = ("]
+    out += [f"    ({r.id!r}, {r.message!r}, {_fn_name(r.id)})," for r in RULES]
+    out += [")", "PROFILES = {"]
+    for p in PROFILES:
+        out.append(f"    {p!r}: frozenset({tuple(r.id for r in rules_for(p))!r}),")
+    out += [
+        "}",
+        "",
+        "",
+        "def check(f: Mapping[str, int | bool], profile: str = 'safe') -> list[Violation]:",
+        '    """Every violated rule of the profile, in catalogue order."""',
+        "    enabled = PROFILES[profile]",
+        "    out = []",
+        "    for rule_id, message, fn in RULES:",
+        "        if rule_id in enabled:",
+        "            values = fn(f)",
+        "            if values is not None:",
+        "                out.append(Violation(rule_id, message, values))",
+        "    return out",
+        "",
+        "",
+        "def raise_if_invalid(f: Mapping[str, int | bool], profile: str = 'safe') -> None:",
+        "    violations = check(f, profile)",
+        "    if violations:",
+        "        raise AliasError(violations)",
+        "",
+    ]
+    return "\n".join(out)

@@ -1,0 +1,176 @@
+"""`alias-spec docs build|serve`: the documentation site (mkdocs with the Material theme).
+
+Generated pages (alias_spec/docgen/gen_docs.py) are brought up to date first, then mkdocs runs
+from the repository root. This file is also mkdocs' hook module (``hooks:`` in mkdocs.yml): it
+fills the Rules section of the navigation from the catalogue and adds benchmarks/results.md
+when it exists, so neither goes stale as rules are added.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = "site"
+BENCHMARKS = "benchmarks/results.md"
+CI_PACKAGES = "mkdocs-material"  # brings mkdocs, pymdown-extensions and pygments
+
+
+def regenerate(root: Path = ROOT) -> list[str]:
+    """Write every stale generated docs page and drop rule pages of rules that are gone."""
+    sys.path.insert(0, str(root))
+    from alias_spec.docgen import gen_docs
+
+    written = []
+    wanted = set()
+    for rel, make in gen_docs.targets():
+        wanted.add(rel)
+        path = root / rel
+        text = make()
+        if not path.exists() or path.read_text() != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            written.append(rel)
+    for page in sorted((root / "docs/rules").glob("*.md")):
+        if str(page.relative_to(root)) not in wanted:
+            page.unlink()
+            written.append(f"{page.relative_to(root)} (removed)")
+    return written
+
+
+def mkdocs_available() -> bool:
+    return (
+        importlib.util.find_spec("mkdocs") is not None
+        and importlib.util.find_spec("material") is not None
+    )
+
+
+def mkdocs_command(action: str, strict: bool, site_dir: str | Path = SITE) -> list[str]:
+    cmd = [sys.executable, "-m", "mkdocs", action, "-f", str(ROOT / "mkdocs.yml")]
+    if action == "build":
+        cmd += ["-d", str(site_dir)]
+    if strict:
+        cmd.append("--strict")
+    return cmd
+
+
+def main(action: str, strict: bool = True) -> int:
+    """``build``: regenerate pages if needed, then ``mkdocs build --strict`` into site/;
+    ``serve``: the same pages, served with live reload."""
+    if action not in ("build", "serve"):
+        print(f"alias-spec docs: unknown action {action!r} (build or serve)", file=sys.stderr)
+        return 2
+    if not mkdocs_available():
+        print(
+            f"alias-spec docs: mkdocs is not installed: pip install {CI_PACKAGES}", file=sys.stderr
+        )
+        return 2
+    for rel in regenerate():
+        print(f"wrote {rel}")
+    return subprocess.run(mkdocs_command(action, strict), cwd=ROOT).returncode
+
+
+# ---------------------------------------------------------------------------------------------
+# mkdocs hooks.
+
+
+def _root(config: Any) -> Path:
+    return Path(config.config_file_path).resolve().parent
+
+
+def on_config(config: Any) -> Any:
+    root = _root(config)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from alias_spec.model.catalogue import RULES
+
+    groups: dict[str, list[dict[str, str]]] = {}
+    for r in RULES:
+        groups.setdefault(r.id.split(".", 1)[0], []).append({r.id: f"rules/{r.id}.md"})
+    section: list[Any] = ["rules/index.md"]
+    section += [{f"{name}.*": pages} for name, pages in groups.items()]
+    nav = config.nav or []
+    for i, item in enumerate(nav):
+        if isinstance(item, dict) and "Rules" in item:
+            nav[i] = {"Rules": section}
+    if (root / BENCHMARKS).exists():
+        nav.append({"Benchmarks": "benchmarks.md"})
+    config.nav = nav
+    return config
+
+
+def on_files(files: Any, config: Any) -> Any:
+    bench = _root(config) / BENCHMARKS
+    if bench.exists():
+        from mkdocs.structure.files import File
+
+        text = bench.read_text()
+        note = f"\n\n*From `{BENCHMARKS}` in the repository.*\n"
+        files.append(File.generated(config, "benchmarks.md", content=text + note))
+    return files
+
+
+# ---------------------------------------------------------------------------------------------
+# Headless Chromium, for the site test and the committed screenshots.
+
+CHROMIUM = ("/usr/bin/chromium", "chromium", "chromium-browser")
+
+
+def chromium() -> str | None:
+    import shutil
+
+    for name in CHROMIUM:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def _browser(binary: str, profile_dir: Path, *args: str, timeout: int = 120) -> str:
+    cmd = [
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        f"--user-data-dir={profile_dir}",
+        *args,
+    ]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"chromium failed ({r.returncode}): {r.stderr[-1000:]}")
+    return r.stdout
+
+
+def dump_dom(binary: str, profile_dir: Path, url: str) -> str:
+    """The DOM after the page's scripts ran."""
+    return _browser(binary, profile_dir, "--virtual-time-budget=5000", "--dump-dom", url)
+
+
+def screenshot(binary: str, profile_dir: Path, url: str, png: Path) -> None:
+    _browser(
+        binary, profile_dir, "--hide-scrollbars", "--window-size=1280,1000",
+        f"--screenshot={png}", url,
+    )  # fmt: skip
+
+
+SCREENSHOTS = {"home.png": "index.html", "rule.png": "rules/alias.offset.i32/index.html"}
+
+
+def take_screenshots(site: Path, out_dir: Path, profile_dir: Path) -> list[Path]:
+    """Screenshots of the home page and one rule page of a built site (docs/screenshots/)."""
+    binary = chromium()
+    if binary is None:
+        raise RuntimeError("chromium is not installed (apt-get install chromium)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shots = []
+    for name, page in SCREENSHOTS.items():
+        screenshot(binary, profile_dir, (site / page).as_uri(), out_dir / name)
+        shots.append(out_dir / name)
+    return shots

@@ -1,0 +1,330 @@
+"""Where a shared-memory view lives in its allocation, and the spec facts that follow.
+
+Pure Python (no Triton, no z3): the frontend tracks a ``Place`` next to every descriptor that
+``tle.gpu.alloc`` creates or derives, and turns it into the primitive facts that
+``alias_spec.generated.alias_checks`` judges. The fact meanings are the spec's
+(alias_spec/model/facts.py); the footprint below computes the same run/level facts as the spec's
+physical model, checked against it by tests/test_frontend_cpu.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from math import prod
+
+SMEM, TMEM = 0, 1
+LEVELS = 3
+DEFAULT_ALIGN = 16
+
+
+class PlaceError(ValueError):
+    """A view the spec's model cannot describe (for example more than three strided levels)."""
+
+
+@dataclass(frozen=True)
+class LayoutInfo:
+    """What the facts need from a shared layout, read off Gluon layout objects by duck typing."""
+
+    kind: str  # "swizzled", "nvmma" or "other"
+    rank: int
+    swizzle_bytes: int = 0  # NVMMA swizzle width
+    max_phase: int = 1  # swizzled layouts: 1 means no swizzle
+    row_major: bool = True  # fastest dim is the last one
+    bits: int = 0  # element width an NVMMA layout names
+    alignment: int = DEFAULT_ALIGN
+
+    @property
+    def swizzle_repeat(self) -> int:
+        """Bytes after which an NVMMA swizzle pattern repeats (8 x swizzle bytes); 0 if none."""
+        return 8 * self.swizzle_bytes if self.kind == "nvmma" else 0
+
+    @property
+    def base_alignment(self) -> int:
+        """Alignment Triton gives an allocation with this layout (the spec's default)."""
+        return max(DEFAULT_ALIGN, self.swizzle_repeat, self.alignment)
+
+
+def layout_info(layout: object) -> LayoutInfo:
+    name = type(layout).__name__
+    if name == "NVMMASharedLayout":
+        return LayoutInfo(
+            "nvmma",
+            int(layout.rank),  # type: ignore[attr-defined]
+            swizzle_bytes=int(layout.swizzle_byte_width),  # type: ignore[attr-defined]
+            row_major=not bool(layout.transposed),  # type: ignore[attr-defined]
+            bits=int(layout.element_bitwidth),  # type: ignore[attr-defined]
+        )
+    if name == "SwizzledSharedLayout":
+        order = list(layout.order)  # type: ignore[attr-defined]
+        return LayoutInfo(
+            "swizzled",
+            len(order),
+            max_phase=int(layout.max_phase),  # type: ignore[attr-defined]
+            row_major=order == sorted(order, reverse=True),
+        )
+    if name == "SharedLinearLayout":
+        bases = layout.offset_bases  # type: ignore[attr-defined]
+        return LayoutInfo("other", len(bases[0]), alignment=int(layout.alignment))  # type: ignore[attr-defined]
+    rank = getattr(layout, "rank", None)
+    if rank is None:
+        rank = len(getattr(layout, "shape", getattr(layout, "order", [])))
+    return LayoutInfo("other", int(rank))
+
+
+def pow2_part(n: int) -> int:
+    """Largest power of 2 dividing n (n > 0)."""
+    return n & -n
+
+
+@dataclass(frozen=True)
+class Footprint:
+    start: int  # elements from the block's start to the view's first element
+    run: int  # elements per contiguous run
+    levels: tuple[tuple[int, int], ...]  # (stride, count) per level, outermost first
+
+    def facts(self) -> dict[str, int]:
+        out = {"src_start": self.start, "run": self.run}
+        for i, (stride, count) in enumerate(self.levels):
+            out[f"p{i}"], out[f"c{i}"] = stride, count
+        return out
+
+
+def footprint(
+    shape: tuple[int, ...], block: tuple[int, ...], offsets: tuple[int, ...]
+) -> Footprint:
+    """The runs a view of ``shape`` at ``offsets`` covers in a dense row-major ``block``."""
+    lead = len(block) - len(shape)
+    dims = (1,) * lead + tuple(shape)
+    if 0 in dims:
+        return Footprint(0, 0, ((0, 1),) * LEVELS)
+    strides = [prod(block[i + 1 :]) for i in range(len(block))]
+    start = sum(o * s for o, s in zip(offsets, strides, strict=True))
+    # The run is everything from the innermost cut dim inwards.
+    inner = len(block) - 1
+    while inner > 0 and dims[inner] == block[inner]:
+        inner -= 1
+    run = dims[inner] * strides[inner]
+    levels: list[tuple[int, int]] = []
+    for i in range(inner):
+        if dims[i] == 1:
+            continue
+        if levels and levels[-1][0] == dims[i] * strides[i]:
+            # The outer level steps exactly over this one: they are one level.
+            levels[-1] = (strides[i], levels[-1][1] * dims[i])
+        else:
+            levels.append((strides[i], dims[i]))
+    if len(levels) > LEVELS:
+        raise PlaceError(
+            f"the source view has {len(levels)} strided levels; at most {LEVELS} are modelled"
+        )
+    span = run + sum((count - 1) * stride for stride, count in levels)
+    return Footprint(start, run, ((span, 1),) * (LEVELS - len(levels)) + tuple(levels))
+
+
+@dataclass(frozen=True)
+class Place:
+    """A view's position: a dense block at ``base`` bytes (static part) from the allocation's
+    start, which plus any runtime part is a multiple of ``align``; the view sits at element
+    ``offsets`` inside the block (``None`` when unknown)."""
+
+    base: int
+    align: int
+    block: tuple[int, ...]
+    offsets: tuple[int, ...] | None
+    layout: LayoutInfo
+    elem_bytes: int
+    known: bool = True  # False: derived from a descriptor tle did not create
+    notes: tuple[str, ...] = field(default=())
+
+    @staticmethod
+    def root(shape: list[int], layout: LayoutInfo, elem_bytes: int) -> Place:
+        return Place(0, layout.base_alignment, tuple(shape), (0,) * len(shape), layout, elem_bytes)
+
+    @staticmethod
+    def foreign(
+        shape: list[int],
+        alloc_shape: list[int],
+        layout: LayoutInfo,
+        elem_bytes: int,
+        lost: bool = False,
+    ) -> Place:
+        """A descriptor whose position in its allocation is unknown. A plain Gluon descriptor
+        that is not a subview is assumed to start where its layout's alignment allows (as an
+        allocation or an index of one does); a tle descriptor that lost its place (carried
+        through a loop, branch or call) only where its element width allows."""
+        block = tuple(alloc_shape)
+        nbytes = prod(shape) * elem_bytes
+        if lost:
+            align = elem_bytes
+            note = (
+                "the source was carried through a loop, branch or call, so its position is unknown"
+            )
+        elif tuple(shape) == block[len(block) - len(shape) :] and nbytes:
+            align = min(layout.base_alignment, pow2_part(nbytes))
+            note = "the source was not created by tle.gpu.alloc; its layout's alignment is assumed"
+        else:
+            align = elem_bytes
+            note = "the source is a subview not created by tle.gpu.alloc; its position is unknown"
+        return Place(0, max(align, 1), block, None, layout, elem_bytes, False, (note,))
+
+    def start_bytes(self, shape: tuple[int, ...]) -> int:
+        return (
+            footprint(shape, self.block, self.offsets or (0,) * len(self.block)).start
+            * self.elem_bytes
+        )
+
+    def index(self, shape: tuple[int, ...], i: int | None) -> Place | None:
+        """The place of ``view.index(i)`` (``i`` None when it is a runtime value)."""
+        if self.offsets is None or any(self.offsets) or tuple(shape) != self.block:
+            return None  # Triton rejects an index of a subview
+        inner = tuple(shape[1:])
+        step = prod(inner) * self.elem_bytes
+        if i is None:
+            align = min(self.align, pow2_part(step)) if step else self.align
+            return replace(self, align=align, block=inner, offsets=(0,) * len(inner))
+        return replace(self, base=self.base + i * step, block=inner, offsets=(0,) * len(inner))
+
+    def slice(self, rank: int, start: int, dim: int) -> Place:
+        if self.offsets is None:
+            return self
+        offsets = list(self.offsets)
+        offsets[len(self.block) - rank + dim] += start
+        return replace(self, offsets=tuple(offsets))
+
+    def rebased(
+        self,
+        shape: tuple[int, ...],
+        off: int,
+        layout: LayoutInfo,
+        elem_bytes: int,
+        res_shape: list[int],
+    ) -> Place:
+        """The place of an alias (or a reinterpret) of this view at ``off`` bytes."""
+        return Place(
+            self.base + self.start_bytes(shape) + off,
+            self.align,
+            tuple(res_shape),
+            (0,) * len(res_shape),
+            layout,
+            elem_bytes,
+            self.known,
+            self.notes,
+        )
+
+    def model_holds(self, shape: tuple[int, ...]) -> bool:
+        """Whether Triton places this view's bytes where the spec's dense row-major model says.
+
+        Only a view that cuts a dim inside the layout can differ: swizzling permutes bytes
+        within rows, and NVMMA layouts tile wide rows into column blocks."""
+        lead = len(self.block) - len(shape)
+        dims = (1,) * lead + tuple(shape)
+        first_layout_dim = len(self.block) - self.layout.rank
+        cut = [
+            i for i in range(len(self.block)) if dims[i] != self.block[i] and i >= first_layout_dim
+        ]
+        if not cut:
+            return True
+        lay, last = self.layout, len(self.block) - 1
+        if not lay.row_major:
+            return False
+        if lay.kind == "swizzled":
+            return lay.max_phase == 1 or last not in cut
+        if lay.kind == "nvmma" and lay.swizzle_bytes and lay.rank == 2:
+            one_tile = self.block[last] * self.elem_bytes == lay.swizzle_bytes
+            return one_tile and last not in cut
+        return False
+
+
+@dataclass(frozen=True)
+class SourceView:
+    """The alias source as the facts see it."""
+
+    buffered: bool
+    space: int = SMEM
+    mutable: bool = True
+    bits: int = 0
+    shape: tuple[int, ...] = ()
+    place: Place | None = None
+    subview: bool = False  # Triton's type is a subview (shape != alloc_shape)
+    alloc_shape: tuple[int, ...] = ()  # Triton's alloc_shape of the source type
+    layout_rank: int = 0  # rank of the source's layout
+
+
+def alias_facts(
+    src: SourceView,
+    scope: int,
+    init_given: bool,
+    res_shape: list[object],
+    res_bits: int,
+    res_layout: LayoutInfo,
+    off: object,
+) -> dict[str, int | bool]:
+    """The spec's primitive facts for one ``alloc(alias=...)`` call."""
+    res_static = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in res_shape)
+    res_elems = prod(res_shape) if res_static else 0  # type: ignore[arg-type]
+    off_int = isinstance(off, int) and not isinstance(off, bool)
+    facts: dict[str, int | bool] = {
+        "src_buffered": src.buffered,
+        "init_given": init_given,
+        "scope": scope,
+        "src_space": src.space,
+        "res_space": scope,
+        "src_mutable": src.mutable,
+        "res_mutable": True,
+        "off_int": off_int,
+        "off": off if off_int else 0,  # type: ignore[dict-item]
+        "res_bits": res_bits,
+        "res_static": res_static,
+        "res_elems": res_elems,
+        "swz": res_layout.swizzle_repeat,
+        "op": 0,  # OP_ALIAS: alias.scope.smem applies to alias requests only
+    }
+    if not src.buffered or src.place is None:
+        # Nothing is known of the source: make every source fact neutral (the result itself,
+        # at the allocation's start) so that only the rules about the source's kind fire.
+        facts.update(
+            src_bits=res_bits,
+            src_static=True,
+            src_elems=res_elems,
+            src_base=0,
+            align=max(DEFAULT_ALIGN, res_layout.swizzle_repeat),
+        )
+        e = res_elems
+        facts.update(src_start=0, run=e, p0=e, c0=1, p1=e, c1=1, p2=e, c2=1)
+        return facts
+    p = src.place
+    fp = footprint(src.shape, p.block, p.offsets or (0,) * len(p.block))
+    facts.update(
+        src_bits=src.bits,
+        src_static=True,
+        src_elems=prod(src.shape),
+        src_base=p.base,
+        align=p.align,
+    )
+    facts.update(fp.facts())
+    return facts
+
+
+def recipe_facts(
+    src: SourceView, res_shape: list[int], res_layout: LayoutInfo, off: int, tv: int
+) -> dict[str, int | bool]:
+    """The extra facts the recipe predicate (alias_spec/backends/gen_recipes.py) reads."""
+
+    def is_pow2(n: int) -> bool:
+        return n > 0 and n & (n - 1) == 0
+
+    place = src.place
+    return {
+        "tv": tv,
+        "res_rank": len(res_shape),
+        "res_d0_pow2": bool(res_shape) and is_pow2(res_shape[0]),
+        "res_tail_pow2": all(is_pow2(d) for d in res_shape[1:]),
+        "res_layout_rank": res_layout.rank,
+        "res_layout_bits": res_layout.bits if res_layout.kind == "nvmma" else 0,
+        "src_sub": src.subview,
+        "src_lead_pow2": bool(src.shape) and is_pow2(src.shape[0]),
+        "src_alloc_pow2": all(is_pow2(d) for d in src.alloc_shape),
+        "src_layout_full": src.layout_rank == len(src.alloc_shape),
+        "src_model": place is None or place.model_holds(src.shape),
+        "gran": pow2_part(off) if off > 0 else 0,
+    }

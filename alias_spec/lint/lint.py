@@ -1,0 +1,725 @@
+"""`alias-spec lint`: find unsafe shared-memory views in a TTGIR or MLIR dump.
+
+Every ``ttg.memdesc_reinterpret``, ``ttg.memdesc_subslice``, ``ttg.memdesc_index`` and
+``tle.memdesc_alias`` is followed back through the views before it (``memdesc_trans`` and
+``memdesc_reshape`` included) and through control flow (loop-carried values, ``scf.if`` /
+``scf.while`` results, block arguments, warp-specialize captures) to its allocation, turned into
+one spec request per place its source can have, and judged by the chosen profile. Each violated
+rule is a finding at the op's line and column, with the rule, the values that broke it, a fix,
+and the kernel source line when the dump carries locations. What lint cannot judge (a source it
+cannot trace, a layout or memory the spec does not model) is a notice naming the reason and the
+rules left unjudged. Exit status: 0 no findings, 1 findings, 2 unreadable input.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import sys
+from dataclasses import dataclass, field, replace
+from math import prod
+from pathlib import Path
+from typing import Any
+
+from alias_spec.lint.mlir_views import (
+    ALLOC_OPS,
+    JUDGED,
+    Binding,
+    Function,
+    Incoming,
+    MlirError,
+    Module,
+    Op,
+    Place,
+    alloc_alignment,
+    element_bytes,
+    memdesc_side,
+    read_module,
+    shown,
+    side_bytes,
+    unmodelled_layout,
+    view_start,
+)
+from alias_spec.model.catalogue import PROFILES, RULES, rule, rules_for
+from alias_spec.model.errors import RequestError
+from alias_spec.model.request import parse_request
+from alias_spec.model.unknown import BYTE_FACTS as BYTE_FACTS
+from alias_spec.model.unknown import LAYOUT_FACTS as LAYOUT_FACTS
+from alias_spec.model.unknown import PLACEMENT_FACTS, judge_facts, unmodelled_facts
+from alias_spec.model.verdict import Violation
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+TOOL = "alias-spec lint"
+
+# What to change when a rule without a solver-backed fix fires (keyed by rule id prefix,
+# longest match wins). Advice only: the rules themselves live in the catalogue.
+HINTS: dict[str, str] = {
+    "alias.range": "shrink the result or move it so that it ends inside the source view",
+    "alias.offset": "choose an offset that is non-negative, aligned and inside the source",
+    "alias.mutability": "make the result immutable, or view a mutable source",
+    "alias.address": "start the view on a multiple of its element width from the allocation",
+    "alias.base.aligned": "start the swizzled view on a multiple of its swizzle repeat",
+    "alias.space": "view the source in its own memory space",
+    "triton.op.stock": "lower tle.memdesc_alias to a Gluon recipe (reinterpret + index)",
+    "triton.type.pow2": "use power-of-2 dims (only a leading buffer dim may be any size)",
+    "triton.type": "fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
+    "triton.reinterpret.same_size": "reinterpret to exactly the source's byte size",
+    "triton.reinterpret.no_subview": "reinterpret the parent descriptor, then take the subview",
+    "triton.reinterpret.fits": "reinterpret to at most the source view's byte size",
+    "triton.reinterpret.owned": "reinterpret only a contiguous part of a subview source",
+    "triton.reinterpret.mutability": "keep the source's mutability",
+    "triton.reinterpret": "reinterpret the whole parent descriptor",
+    "triton.index.encoding": "give the result the source's layout (a layout without the "
+    "leading buffer dim)",
+    "triton.index": "index a whole multi-buffered allocation; the result is shape[1:]",
+    "triton.subslice.bounds": "keep offset + size within the source in every dim",
+    "triton.subslice.start": "keep every offset below the source size",
+    "triton.subslice.tile": "use offsets that are multiples of the result size",
+    "triton.subslice.swizzle": "split along whole swizzle patterns (rows in multiples of "
+    "perPhase x maxPhase)",
+    "triton.subslice": "take a subslice with the source's layout, alloc shape and element type",
+}
+
+
+@dataclass
+class Finding:
+    rule: str
+    message: str
+    op: str
+    result: str
+    line: int
+    column: int
+    values: dict[str, Any]
+    fix: str
+    source: str | None  # kernel source "file:line:col" from the op's location
+    # Error when the view's bytes leave its allocation; warning when they stay inside it
+    # (the view breaks the profile, e.g. it is larger than its own source view, but touches
+    # no byte outside the allocation).
+    level: str = "error"
+    # Where the source can be when it can be at several places (a ring buffer, a branch).
+    context: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+# Notice kinds, reported at SARIF level "note": what lint could not judge, and why.
+NOTICES: dict[str, tuple[str, str]] = {
+    "lint.untraced": (
+        "View source not traced to an allocation",
+        "The view's source could not be followed to one allocation (a function argument, "
+        "values from different allocations, a place that changes on every iteration); the "
+        "view is judged as if its source were its own allocation, and the rules that need "
+        "the allocation's start are not judged.",
+    ),
+    "lint.unmodelled": (
+        "Layout or memory the spec does not model",
+        "The view or its allocation uses a layout other than swizzled or NVMMA shared, or "
+        "tensor memory: where its bytes lie is unknown, so only the rules that do not need it "
+        "are judged.",
+    ),
+    "lint.unread": (
+        "View not judged",
+        "The op's types could not be read into a spec request.",
+    ),
+}
+
+
+@dataclass
+class Notice:
+    kind: str  # a key of NOTICES
+    message: str
+    op: str
+    result: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Report:
+    path: str
+    profile: str
+    views: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+
+    @property
+    def notes(self) -> list[str]:
+        return [str(n) for n in self.notices]
+
+
+def _hint(rule_id: str) -> str:
+    best = ""
+    for prefix in HINTS:
+        if rule_id.startswith(prefix) and len(prefix) > len(best):
+            best = prefix
+    return HINTS[best] if best else rule(rule_id).prose
+
+
+def _fix(rule_id: str, op: Op, facts: dict[str, Any], profile: str) -> str:
+    r = rule(rule_id)
+    if r.fix == "offset" and op.name == "tle.memdesc_alias":
+        try:
+            from alias_spec.semantics.fix import suggest
+
+            got = suggest(facts, profile, r)
+        except Exception:  # no solver available: fall back to advice
+            got = None
+        if got and "alias_offset_bytes" in got:
+            return f"use offset_bytes = {got['alias_offset_bytes']}"
+    return _hint(rule_id)
+
+
+def _escapes(place: Place, src: dict[str, Any], facts: dict[str, Any]) -> bool:
+    """The judged view's bytes (as the request's facts place them) leave the allocation."""
+    if not place.size or not facts.get("off_int"):
+        return False
+    start = view_start(place, src) + int(facts["off"])
+    end = start + int(facts["res_elems"]) * ((int(facts["res_bits"]) + 7) // 8)
+    return start < 0 or end > place.size
+
+
+def _request(op: Op, src: dict[str, Any], res: dict[str, Any], place: Place, consts) -> dict:
+    source = dict(src)
+    alloc = source.get("alloc_shape") or source["shape"]
+    if place.offsets is not None and len(place.offsets) == len(alloc) and any(place.offsets):
+        source["view_offsets"] = list(place.offsets)
+    if place.base:
+        source["base_offset_bytes"] = place.base
+    source["alloc_alignment"] = place.align
+    req: dict[str, Any] = {"op": op.name, "source": source, "result": dict(res)}
+    if op.name == "tle.memdesc_alias":
+        req["alias_offset_bytes"] = op.attrs.get("offset_bytes", 0)
+    elif op.name == "ttg.memdesc_subslice":
+        req["offsets"] = op.attrs.get("offsets", [])
+    elif op.name == "ttg.memdesc_index":
+        index = op.operands[1] if len(op.operands) > 1 else None
+        req["index"] = consts.get(index) if index else None
+    return req
+
+
+# --- tracing --------------------------------------------------------------------------------
+# Every memdesc value of a function gets the set of places it can have. A view maps each place
+# of its source to its own; a block argument or region result (a Binding) is the union of what
+# flows into it. Sets only grow, so iterating to a fixed point ends; a value that reaches more
+# than CAP places, or places in different allocations, or that takes any value that is not
+# traced, becomes Untraced with the reason.
+
+CAP = 16
+MAX_ROUNDS = 64
+
+
+@dataclass(frozen=True)
+class Untraced:
+    reason: str  # what the value is, and why that has no known allocation ("X is <reason>")
+
+
+Value = frozenset[Place] | Untraced
+
+
+def _own_place(side: dict[str, Any], aliases: dict[str, str], why: str) -> Place:
+    """An untraced value taken as its own allocation (where that starts is unknown)."""
+    alloc = side.get("alloc_shape") or side["shape"]
+    return Place("?", 0, 0, tuple(0 for _ in alloc), alloc_alignment(side, aliases), True,
+                 side_bytes(side, alloc=True), why=why)  # fmt: skip
+
+
+_MEMORY = {"tmem": "tensor memory", "global": "global memory"}
+
+
+def _model(
+    op: Op, src: dict[str, Any] | None, res: dict[str, Any], aliases: dict[str, str]
+) -> str | None:
+    """What of this op's types the spec does not model (None: everything is modelled)."""
+    for who, side in (("source", src), ("result", res)):
+        if side is None:
+            continue
+        where = f"the {who} of {op.name} {shown(op.result)}, line {op.line}"
+        space = side.get("space", "smem")
+        if space != "smem":
+            return f"{_MEMORY.get(space, space)} ({where})"
+        lay = unmodelled_layout(side, aliases)
+        if lay:
+            return f"layout {lay} ({where})"
+    return None
+
+
+def _next_places(
+    op: Op, place: Place, src: dict[str, Any], res: dict[str, Any], consts: dict[str, int],
+    model: str | None,
+) -> list[Place]:  # fmt: skip
+    """Where the op's result lives, following Triton 3.6's lowering of each view."""
+    res_alloc = res.get("alloc_shape") or res["shape"]
+    zeros = tuple(0 for _ in res_alloc)
+    start = view_start(place, src)
+    keep = replace(place, model=place.model or model)
+    if op.name == "tle.memdesc_alias":
+        return [replace(keep, base=start + int(op.attrs.get("offset_bytes", 0)), offsets=zeros)]
+    if op.name == "ttg.memdesc_reinterpret":
+        # The result is a fresh descriptor at the source view's first byte.
+        return [replace(keep, base=start, offsets=zeros)]
+    if op.name == "ttg.memdesc_index":
+        size = prod(int(d or 0) for d in res["shape"]) * element_bytes(res)
+        index = consts.get(op.operands[1]) if len(op.operands) > 1 else None
+        if index is not None:
+            return [replace(keep, base=start + index * size, offsets=zeros)]
+        d0 = src["shape"][0]
+        if d0 is None or d0 < 1:
+            # Unknown buffer count: the spec's representative, buffer 1 (request.py).
+            return [replace(keep, base=start + size, offsets=zeros, exact=False)]
+        # A runtime index selects any of the d0 buffers (keeping it in bounds is the
+        # program's duty, as request.py assumes). Later views are judged at buffers 0, 1 and
+        # d0 - 1: the first start, the least aligned start (every rule's alignment test is a
+        # power-of-2 modulus, and buffer i starts at i x a power-of-2 size) and the farthest
+        # end (range and i32 rules grow with the start), so no other buffer can fail a rule
+        # these three pass.
+        return [replace(keep, base=start + i * size, offsets=zeros) for i in sorted({0, 1, d0 - 1})
+                if i < d0]  # fmt: skip
+    if op.name == "ttg.memdesc_subslice":
+        offs = op.attrs.get("offsets", [])
+        new = None
+        if place.offsets is not None and len(place.offsets) >= len(offs):
+            pad = len(place.offsets) - len(offs)
+            new = tuple(o + (offs[i - pad] if i >= pad else 0) for i, o in enumerate(place.offsets))
+        return [replace(keep, offsets=new)]
+    # trans / reshape / tmem_subslice: the same bytes; known only for a whole dense block.
+    dense = place.offsets is not None and not any(place.offsets)
+    return [replace(keep, base=start, offsets=zeros if dense else None)]
+
+
+class _Tracer:
+    """The places of every memdesc value of one function, by a fixed point over its ops and
+    bindings."""
+
+    def __init__(self, fn: Function, aliases: dict[str, str]) -> None:
+        self.fn = fn
+        self.aliases = aliases
+        self.values: dict[str, Value] = {}
+        self.produced = {op.result for op in fn.ops} | {b.target for b in fn.bindings}
+        self.sides: dict[int, tuple[dict[str, Any] | None, dict[str, Any]] | Exception] = {}
+        self.side_of: dict[str, dict[str, Any]] = {}
+        for op in fn.ops:
+            try:
+                res = memdesc_side(op.res_type, aliases) if op.res_type else None
+                src = memdesc_side(op.src_type, aliases) if op.src_type else None
+            except (RequestError, ValueError) as exc:
+                self.sides[id(op)] = exc
+                continue
+            if res is None:
+                self.sides[id(op)] = ValueError("no memdesc result type")
+                continue
+            self.sides[id(op)] = (src, res)
+            self.side_of[op.result] = res
+
+    def side(self, op: Op) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        got = self.sides[id(op)]
+        if isinstance(got, Exception):
+            raise got
+        src, res = got
+        if src is None and op.name not in ALLOC_OPS and op.operands:
+            src = self.side_of.get(op.operands[0])
+        return src, res
+
+    def lookup(self, name: str) -> Value | None:
+        """The value's places; None while nothing has reached it yet."""
+        if name in self.values:
+            return self.values[name]
+        if name in self.produced:
+            return None
+        what = self.fn.defs.get(name)
+        if what:
+            return Untraced(what)
+        return Untraced(f"not defined in function @{self.fn.name}")
+
+    def _transfer(self, op: Op) -> Value | None:
+        # A type or layout that cannot be read (at any step: sides, layout, alignment) leaves
+        # the result untraced with the reason, never a traceback.
+        try:
+            return self._transfer_read(op)
+        except (RequestError, ValueError) as exc:
+            return Untraced(f"the result of the {op.name} at line {op.line}, not read: {exc}")
+
+    def _transfer_read(self, op: Op) -> Value | None:
+        src, res = self.side(op)
+        aliases = self.aliases
+        if op.name in ALLOC_OPS:
+            model = _model(op, None, res, aliases)
+            zeros = tuple(0 for _ in res.get("alloc_shape") or res["shape"])
+            size = side_bytes(res, alloc=True) if model is None else 0  # 0: unknown
+            align = alloc_alignment(res, aliases)
+            return frozenset({Place(op.result, op.line, 0, zeros, align, True, size, model=model)})
+        if not op.operands or src is None:
+            return Untraced(f"the result of the {op.name} at line {op.line}, which has no "
+                            "source type")  # fmt: skip
+        got = self.lookup(op.operands[0])
+        if got is None:
+            return None
+        if isinstance(got, Untraced):
+            why = f"{shown(op.operands[0])} is {got.reason}"
+            places = [_own_place(src, aliases, why)]
+        else:
+            places = sorted(got, key=_order)
+        model = _model(op, src, res, aliases)
+        out: set[Place] = set()
+        for p in places:
+            out.update(_next_places(op, p, src, res, self.fn.constants, model))
+        if len(out) > CAP:
+            return Untraced(f"the result of the {op.name} at line {op.line}, which can be at "
+                            f"more than {CAP} places")  # fmt: skip
+        return frozenset(out)
+
+    def _join(self, b: Binding) -> Value | None:
+        places: set[Place] = set()
+        roots: dict[str, Incoming] = {}
+        for inc in b.incoming:
+            got = self.lookup(inc.value)
+            if got is None:
+                continue
+            where = f"{inc.via} {shown(inc.value)} (line {inc.line})"
+            if isinstance(got, Untraced):
+                inner = f"{shown(inc.value)} is {got.reason}"
+                return Untraced(f"the {b.what}, and its {where} is not traced: {inner}")
+            for p in got:
+                if p.why is not None:
+                    return Untraced(f"the {b.what}, and its {where} is not traced: {p.why}")
+                roots.setdefault(p.root, inc)
+            places |= got
+        if not places:
+            return None
+        if len(roots) > 1:
+            parts = ", ".join(
+                f"{inc.via} {shown(inc.value)} (line {inc.line}) views {shown(root)}"
+                for root, inc in roots.items()
+            )
+            return Untraced(f"the {b.what}, and its values come from different "
+                            f"allocations: {parts}")  # fmt: skip
+        if len(places) > CAP:
+            later = ", ".join(f"{i.via} {shown(i.value)} (line {i.line})" for i in b.incoming[1:])
+            return Untraced(f"the {b.what}, and its place changes on every iteration "
+                            f"through {later or 'its operands'}")  # fmt: skip
+        return frozenset(places)
+
+    def run(self) -> None:
+        steps: list[tuple[str, Binding | Op]] = [(b.target, b) for b in self.fn.bindings]
+        steps += [(op.result, op) for op in self.fn.ops]
+        for _ in range(MAX_ROUNDS):
+            changed: list[str] = []
+            for target, step in steps:
+                old = self.values.get(target)
+                if isinstance(old, Untraced):
+                    continue  # the top of the lattice: nothing can change it
+                new = self._join(step) if isinstance(step, Binding) else self._transfer(step)
+                if new is not None and new != old:
+                    self.values[target] = new
+                    changed.append(target)
+            if not changed:
+                return
+        for target in changed:  # still moving: give up on these only
+            self.values[target] = Untraced(f"not settled after {MAX_ROUNDS} rounds")
+
+
+def _order(p: Place) -> tuple[Any, ...]:
+    return (p.root, p.base, p.offsets or (), p.exact)
+
+
+# --- judging --------------------------------------------------------------------------------
+
+
+def _unknown(op: Op, place: Place, model: str | None) -> frozenset[str]:
+    """What lint cannot know of this view: where an untraced source starts, and, when the view
+    or the bytes it views are not modelled, everything the byte and layout models give (the
+    whole set, also for a view whose own layout is modelled but whose bytes are not)."""
+    out: set[str] = set()
+    if place.why is not None:
+        out |= PLACEMENT_FACTS
+    if model is not None:
+        out |= unmodelled_facts(op.name)
+    return frozenset(out)
+
+
+def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
+    aliases = tracer.aliases
+    src, res = tracer.side(op)
+    if src is None:
+        report.notices.append(_notice(op, "lint.unread", "has no source type; not judged"))
+        return
+    src_name = op.operands[0] if op.operands else "?"
+    got = tracer.lookup(src_name)
+    if not isinstance(got, frozenset):
+        reason = got.reason if isinstance(got, Untraced) else "reached by no traced value"
+        places = [_own_place(src, aliases, f"{shown(src_name)} is {reason}")]
+    else:
+        places = sorted(got, key=_order)
+    report.views += 1
+    model = _model(op, src, res, aliases)
+    found: dict[str, tuple[Violation, dict[str, Any], list[tuple[Place, bool]]]] = {}
+    skipped: set[str] = set()
+    for place in places:
+        here = place.model or model
+        request = _request(op, src, res, place, tracer.fn.constants)
+        request["attributes"] = {k: v for k, v in aliases.items() if v.startswith("#")}
+        parsed = parse_request(request)
+        unknown = _unknown(op, place, here) | parsed.unknown
+        violations, not_judged = judge_facts(parsed.facts, profile, unknown)
+        skipped.update(not_judged)
+        escapes = here is None and _escapes(place, src, parsed.facts)
+        for v in violations:
+            first, facts, at = found.get(v.rule, (v, parsed.facts, []))
+            found[v.rule] = (first, facts, [*at, (place, escapes)])
+    for rule_id, (v, facts, at) in found.items():
+        escapes = any(esc for _, esc in at)
+        report.findings.append(
+            Finding(
+                rule=v.rule,
+                message=v.message,
+                op=op.name,
+                result=shown(op.result),
+                line=op.line,
+                column=op.column,
+                values=dict(v.values),
+                fix=_fix(v.rule, op, facts, profile),
+                source=op.loc,
+                level=("error" if escapes else "warning")
+                if rule_id.startswith("alias.range")
+                else "error",
+                context=_context(src_name, src, places, at),
+            )
+        )
+    why = places[0].why
+    here = places[0].model or model
+    if why is None and not (here and skipped):
+        return
+    parts = []
+    if why is not None:
+        parts.append(f"source {shown(src_name)} is not traced to an allocation: {why}; "
+                     "judged as its own allocation")  # fmt: skip
+    if here:
+        parts.append(f"the spec does not model {here}")
+    if skipped:
+        parts.append("not judged: " + ", ".join(sorted(skipped)))
+    kind = "lint.untraced" if why is not None else "lint.unmodelled"
+    report.notices.append(_notice(op, kind, "; ".join(parts)))
+
+
+def _context(
+    name: str, src: dict[str, Any], places: list[Place], at: list[tuple[Place, bool]]
+) -> str | None:
+    """Where the source can be, when that matters: it can be at several places and the rule
+    fails at some of them only, or the view leaves the allocation from some of them."""
+    if len(places) < 2:
+        return None
+    starts = sorted({view_start(p, src) for p in places})
+    fails = sorted({view_start(p, src) for p, _ in at})
+    leaves = sorted({view_start(p, src) for p, esc in at if esc})
+    if fails == starts and not leaves:
+        return None
+    out = f"source {shown(name)} can start at byte {_list(starts)} of {shown(places[0].root)}"
+    if fails != starts:
+        out += f"; the rule fails at byte {_list(fails)}"
+    if leaves:
+        out += f"; from byte {_list(leaves)} the view leaves the allocation"
+    return out
+
+
+def _list(xs: list[int]) -> str:
+    return ", ".join(str(x) for x in xs)
+
+
+def _notice(op: Op, kind: str, message: str) -> Notice:
+    return Notice(kind, f"{op.name} {shown(op.result)}: {message}", op.name, shown(op.result),
+                  op.line, op.column)  # fmt: skip
+
+
+def lint_module(module: Module, path: str, profile: str) -> Report:
+    report = Report(path, profile)
+    for fn in module.functions:
+        tracer = _Tracer(fn, module.aliases)
+        tracer.run()
+        for op in fn.ops:
+            if op.name not in JUDGED:
+                continue
+            try:
+                _judge(op, tracer, report, profile)
+            except (RequestError, ValueError) as exc:
+                report.notices.append(_notice(op, "lint.unread", f"not judged: {exc}"))
+    return report
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def to_text(report: Report) -> str:
+    lines = []
+    for f in report.findings:
+        values = ", ".join(f"{k}={v}" for k, v in f.values.items())
+        lines.append(
+            f"{report.path}:{f.line}:{f.column}: {f.level}: {f.message} [{f.rule}] "
+            f"({f.op} {f.result}{'; ' + values if values else ''})"
+        )
+        lines.append(f"  fix: {f.fix}")
+        if f.context:
+            lines.append(f"  places: {f.context}")
+        if f.source:
+            lines.append(f"  kernel source: {f.source}")
+    for n in report.notices:
+        lines.append(f"{report.path}:{n.line}:{n.column}: note: {n.message} [{n.kind}]")
+    n = len(report.findings)
+    k = len(report.notices)
+    lines.append(
+        f"{n} finding{'s' if n != 1 else ''} in {report.views} view"
+        f"{'s' if report.views != 1 else ''} (profile {report.profile})"
+        + (f", {k} note{'s' if k != 1 else ''}" if k else "")
+    )
+    return "\n".join(lines)
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    return {
+        "file": report.path,
+        "profile": report.profile,
+        "views": report.views,
+        "findings": [f.to_json() for f in report.findings],
+        "notes": report.notes,
+        "notices": [n.to_json() for n in report.notices],
+    }
+
+
+def to_sarif(report: Report) -> dict[str, Any]:
+    """A SARIF 2.1.0 log: one run, the profile's rules as reportingDescriptors, then the
+    notice kinds (results at level "note")."""
+    rules = list(rules_for(report.profile)) or list(RULES)
+    index = {r.id: i for i, r in enumerate(rules)}
+    index.update({kind: len(rules) + i for i, kind in enumerate(NOTICES)})
+    uri = "stdin" if report.path == "-" else Path(report.path).as_posix()
+    results = []
+    for f in report.findings:
+        text = f"{f.message} ({f.op} {f.result}). Fix: {f.fix}"
+        result: dict[str, Any] = {
+            "ruleId": f.rule,
+            "level": f.level,
+            "message": {"text": text + (f". Places: {f.context}" if f.context else "")},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri},
+                        "region": {"startLine": f.line, "startColumn": f.column},
+                    }
+                }
+            ],
+            "properties": {"values": f.values, "op": f.op},
+        }
+        if f.rule in index:
+            result["ruleIndex"] = index[f.rule]
+        if f.source:
+            file, _, rest = f.source.rpartition(":")
+            file2, _, line = file.rpartition(":")
+            if line.isdigit() and rest.isdigit():
+                result["relatedLocations"] = [
+                    {
+                        "id": 0,
+                        "message": {"text": "kernel source"},
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": file2},
+                            "region": {"startLine": max(int(line), 1),
+                                       "startColumn": max(int(rest), 1)},
+                        },
+                    }
+                ]  # fmt: skip
+        results.append(result)
+    for n in report.notices:
+        results.append(
+            {
+                "ruleId": n.kind,
+                "ruleIndex": index[n.kind],
+                "level": "note",
+                "message": {"text": n.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": uri},
+                            "region": {"startLine": n.line, "startColumn": n.column},
+                        }
+                    }
+                ],
+                "properties": {"op": n.op},
+            }
+        )
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": TOOL,
+                        "version": _tool_version(),
+                        "rules": [
+                            {
+                                "id": r.id,
+                                "name": r.id.replace(".", "_"),
+                                "shortDescription": {"text": r.title},
+                                "fullDescription": {"text": r.prose},
+                                "defaultConfiguration": {"level": "error"},
+                                "properties": {"provenance": r.provenance},
+                            }
+                            for r in rules
+                        ]
+                        + [
+                            {
+                                "id": kind,
+                                "name": kind.replace(".", "_"),
+                                "shortDescription": {"text": title},
+                                "fullDescription": {"text": prose},
+                                "defaultConfiguration": {"level": "note"},
+                            }
+                            for kind, (title, prose) in NOTICES.items()
+                        ],
+                    }
+                },
+                "results": results,
+                "properties": {"profile": report.profile, "views": report.views},
+            }
+        ],
+    }
+
+
+def _tool_version() -> str:
+    """The installed package's version (code scanning shows it beside each run)."""
+    try:
+        return importlib.metadata.version("tle-alias-spec")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout without installing
+        return "0+unknown"
+
+
+def lint_text(text: str, path: str, profile: str) -> Report:
+    return lint_module(read_module(text), path, profile)
+
+
+def main(path: str, profile: str, fmt: str) -> int:
+    """Lint one dump; 0 clean, 1 findings, 2 unreadable input (one line on stderr)."""
+    if profile not in PROFILES:
+        print(f"alias-spec lint: unknown profile {profile!r}", file=sys.stderr)
+        return 2
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            text = Path(path).read_text()
+        report = lint_text(text, path, profile)
+    except (OSError, UnicodeDecodeError, MlirError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"alias-spec lint: cannot read {path}: {reason}", file=sys.stderr)
+        return 2
+    if fmt == "json":
+        print(json.dumps(to_json(report), indent=2))
+    elif fmt == "sarif":
+        print(json.dumps(to_sarif(report), indent=2))
+    else:
+        print(to_text(report))
+    return 1 if report.findings else 0

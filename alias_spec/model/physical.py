@@ -1,0 +1,75 @@
+"""Which bytes a source view covers inside its allocation (the physical semantics).
+
+A view of logical shape S at element offsets V inside a dense row-major allocation of shape A
+covers contiguous runs of elements. The runs form at most three strided levels here; the
+facts ``run, p0, c0, p1, c1, p2, c2`` describe them (outermost level first, padded with
+single-count levels whose stride spans everything inside, so the nesting invariants in
+``facts.INVARIANTS`` always hold). Swizzle and padding inside a layout are below this model:
+they permute bytes within the allocation's rows, not which rows a view covers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from alias_spec.model.errors import RequestError
+
+LEVELS = 3
+
+
+@dataclass(frozen=True)
+class Footprint:
+    start: int  # elements from the allocation's base to the view's first element
+    run: int  # elements per contiguous run
+    levels: tuple[tuple[int, int], ...]  # (stride, count), outermost first, LEVELS of them
+
+    def facts(self) -> dict[str, int]:
+        out = {"src_start": self.start, "run": self.run}
+        for i, (p, c) in enumerate(self.levels):
+            out[f"p{i}"] = p
+            out[f"c{i}"] = c
+        return out
+
+    def elements(self) -> list[int]:
+        """Every covered element position relative to the view start (for tests)."""
+        pos = [0]
+        for p, c in self.levels:
+            pos = [b + k * p for b in pos for k in range(c)]
+        return sorted(b + t for b in pos for t in range(self.run))
+
+
+EMPTY = Footprint(0, 0, ((0, 1),) * LEVELS)
+
+
+def footprint(shape: list[int], alloc: list[int], offsets: list[int]) -> Footprint:
+    """Footprint of a static view; ``alloc`` may have extra leading (buffer) dims."""
+    n = len(alloc)
+    s = [1] * (n - len(shape)) + list(shape)
+    if any(d == 0 for d in s):
+        return Footprint(0, 0, ((0, 1),) * LEVELS)
+    stride = [prod(alloc[i + 1 :]) for i in range(n)]
+    start = sum(o * st for o, st in zip(offsets, stride, strict=True))
+    c = n - 1
+    while c > 0 and s[c] == alloc[c]:
+        c -= 1
+    run = s[c] * stride[c]
+    levels: list[tuple[int, int]] = []
+    for i in range(c):
+        if s[i] == 1:
+            continue
+        if levels and levels[-1][0] == s[i] * stride[i]:
+            # The previous (outer) level steps exactly over this one: merge them.
+            levels[-1] = (stride[i], levels[-1][1] * s[i])
+        else:
+            levels.append((stride[i], s[i]))
+    if len(levels) > LEVELS:
+        raise RequestError(
+            "source.view_offsets",
+            f"the source view has {len(levels)} strided levels; at most {LEVELS} are modelled",
+        )
+    extent = run
+    for p, cnt in reversed(levels):
+        extent += (cnt - 1) * p
+    padded = [(extent, 1)] * (LEVELS - len(levels)) + levels
+    return Footprint(start, run, tuple(padded))

@@ -1,0 +1,420 @@
+"""A request (JSON, or MLIR memdesc text per side) reduced to primitive facts."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any
+
+from alias_spec.model.dtypes import dtype_bits
+from alias_spec.model.errors import RequestError
+from alias_spec.model.facts import OPS, SCOPES, SPACES
+from alias_spec.model.layouts import Layout, parse_layout
+from alias_spec.model.memdesc import parse_memdesc
+from alias_spec.model.physical import EMPTY, footprint
+from alias_spec.model.triton_facts import (
+    NEUTRAL_OP_FACTS,
+    canonical_dtype,
+    index_value,
+    prefix_subview,
+    shared_layout,
+    subslice_facts,
+    subslice_span,
+    type_facts,
+)
+from alias_spec.model.unknown import unmodelled_facts
+
+TOP_KEYS = {"source", "result", "scope", "alias_offset_bytes", "init_value", "attributes"}
+META_KEYS = {"name", "description", "expect", "op"}
+ALIAS_ONLY = {"scope", "alias_offset_bytes", "init_value"}
+OP_KEYS = {"ttg.memdesc_subslice": {"offsets"}, "ttg.memdesc_index": {"index"}}
+DEFAULT_OP = "tle.memdesc_alias"
+SIDE_KEYS = {"kind", "shape", "dtype", "space", "mutable", "layout", "alloc_shape"}
+SOURCE_ONLY = {"view_offsets", "base_offset_bytes", "alloc_alignment"}
+DEFAULT_ALIGNMENT = 16
+MAX_RANK = 16
+
+
+@dataclass(frozen=True)
+class Request:
+    facts: dict[str, int | bool]
+    raw: dict[str, Any]
+    notes: tuple[str, ...] = field(default=())
+    # Facts the request cannot know (filled in as if dense shared memory), and what the spec
+    # does not model that makes them unknown: the rules reading them are not judged.
+    unknown: frozenset[str] = field(default=frozenset())
+    unmodelled: tuple[str, ...] = field(default=())
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _shape(value: Any, fld: str, allow_dynamic: bool) -> list[int | None]:
+    if not isinstance(value, list) or not value:
+        raise RequestError(fld, "must be a non-empty list of dimensions")
+    if len(value) > MAX_RANK:
+        raise RequestError(fld, f"rank {len(value)} exceeds {MAX_RANK}")
+    out: list[int | None] = []
+    for i, d in enumerate(value):
+        if _is_int(d):
+            if not allow_dynamic and d < 0:
+                raise RequestError(f"{fld}[{i}]", f"must be non-negative, got {d}")
+            out.append(d)
+        elif allow_dynamic and (d is None or d == "?"):
+            out.append(None)
+        else:
+            kind = "an integer, null or '?'" if allow_dynamic else "a non-negative integer"
+            raise RequestError(f"{fld}[{i}]", f"must be {kind}, got {json.dumps(d)}")
+    return out
+
+
+def _side(value: Any, name: str, aliases: dict[str, str]) -> dict[str, Any]:
+    if isinstance(value, str):
+        value = parse_memdesc(value, name)
+    if not isinstance(value, dict):
+        raise RequestError(name, f"must be an object or memdesc text, got {type(value).__name__}")
+    allowed = SIDE_KEYS | (SOURCE_ONLY if name == "source" else set())
+    for key in value:
+        if key not in allowed:
+            raise RequestError(f"{name}.{key}", "unknown field")
+    for key in ("shape", "dtype"):
+        if key not in value:
+            raise RequestError(f"{name}.{key}", "missing")
+    return value
+
+
+def _sides(obj: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+    """The attribute alias map and both validated sides of a request."""
+    aliases = obj.get("attributes") or {}
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        raise RequestError("attributes", "must map attribute alias names to MLIR attribute text")
+    return aliases, _side(obj["source"], "source", aliases), _side(obj["result"], "result", aliases)
+
+
+def _flag(side: dict[str, Any], key: str, fld: str, default: bool) -> bool:
+    v = side.get(key, default)
+    if not isinstance(v, bool):
+        raise RequestError(fld, f"must be true or false, got {json.dumps(v)}")
+    return v
+
+
+def _space(side: dict[str, Any], fld: str) -> int:
+    v = side.get("space", "smem")
+    if v not in SPACES:
+        raise RequestError(fld, f"must be one of {', '.join(SPACES)}, got {json.dumps(v)}")
+    return SPACES[v]
+
+
+def _nonneg_int(side: dict[str, Any], key: str, fld: str, default: int, minimum: int = 0) -> int:
+    v = side.get(key, default)
+    if not _is_int(v) or v < minimum:
+        raise RequestError(fld, f"must be an integer >= {minimum}, got {json.dumps(v)}")
+    return v
+
+
+_MEMORY = {"tmem": "tensor memory", "global": "global memory"}
+
+
+def _unmodelled(
+    op: str,
+    sides: tuple[tuple[str, dict[str, Any], Layout | None], ...],
+    aliases: dict[str, str],
+) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The facts this request cannot know, and why: a side in memory other than shared memory,
+    or with a layout whose byte placement the spec does not model. What a side's layout
+    attribute states stays known: its rank, and whether it is an NVMMA layout (the NVMMA facts
+    hold trivially for any other layout)."""
+    whose: dict[str, list[str]] = {}  # what is not modelled -> the sides it is on
+    known: set[str] = set()
+    for who, side, lay in sides:
+        prefix = "src" if who == "source" else "res"
+        stated = shared_layout(side.get("layout"), aliases, f"{who}.layout")
+        if stated.rank is not None:
+            known.add(f"{prefix}_lay_rank")
+        if stated.kind != "unknown":
+            known |= {f"{prefix}_nvmma_fits", f"{prefix}_nvmma_rows"}
+        space = side.get("space", "smem")
+        if space != "smem":
+            whose.setdefault(_MEMORY.get(space, space), []).append(who)
+        elif lay is not None and not lay.placement_known:
+            whose.setdefault(f"layout {lay.describe()}", []).append(who)
+    if not whose:
+        return frozenset(), ()
+    why = tuple(f"{what} in the {' and the '.join(who)}" for what, who in whose.items())
+    return unmodelled_facts(op, frozenset(known)), why
+
+
+def _elems(shape: list[int | None]) -> tuple[bool, int]:
+    static = all(d is not None and d >= 0 for d in shape)
+    return static, (prod(shape) if static else 0)  # type: ignore[arg-type]
+
+
+def _source_geometry(src: dict[str, Any], shape: list[int | None], static: bool) -> dict[str, int]:
+    alloc_raw = src.get("alloc_shape")
+    offsets_raw = src.get("view_offsets")
+    if not static:
+        return EMPTY.facts()
+    dims: list[int] = [d for d in shape if d is not None]
+    alloc = dims if alloc_raw is None else _shape(alloc_raw, "source.alloc_shape", False)
+    if any(d is None for d in alloc):
+        raise RequestError("source.alloc_shape", "must be static")
+    alloc_i: list[int] = [int(d) for d in alloc if d is not None]
+    if len(alloc_i) < len(dims):
+        raise RequestError("source.alloc_shape", "rank must be at least the view's rank")
+    offsets = [0] * len(alloc_i) if offsets_raw is None else offsets_raw
+    if (
+        not isinstance(offsets, list)
+        or len(offsets) != len(alloc_i)
+        or not all(_is_int(o) and o >= 0 for o in offsets)
+    ):
+        raise RequestError(
+            "source.view_offsets",
+            f"must be {len(alloc_i)} non-negative integers (one per alloc dim)",
+        )
+    padded = [1] * (len(alloc_i) - len(dims)) + dims
+    for i, (o, d, a) in enumerate(zip(offsets, padded, alloc_i, strict=False)):
+        if o + d > a:
+            raise RequestError(
+                f"source.view_offsets[{i}]", f"view [{o}, {o + d}) exceeds alloc dim {a}"
+            )
+    return footprint(dims, alloc_i, offsets).facts()
+
+
+def parse_request(obj: Any) -> Request:
+    """Validate one request object and compute its facts; raises RequestError."""
+    if not isinstance(obj, dict):
+        raise RequestError("request", f"must be a JSON object, got {type(obj).__name__}")
+    op = obj.get("op", DEFAULT_OP)
+    if op not in OPS:
+        raise RequestError("op", f"must be one of {', '.join(OPS)}, got {json.dumps(op)}")
+    if op != DEFAULT_OP:
+        return _parse_view_request(obj, op)
+    for key in obj:
+        if key not in TOP_KEYS | META_KEYS:
+            raise RequestError(key, "unknown field")
+    for key in ("source", "result"):
+        if key not in obj:
+            raise RequestError(key, "missing")
+    aliases, src, res = _sides(obj)
+    notes: list[str] = []
+
+    kind = src.get("kind", "buffered_tensor")
+    if not isinstance(kind, str):
+        raise RequestError("source.kind", f"must be a string, got {json.dumps(kind)}")
+    scope = obj.get("scope", "smem")
+    if scope not in SCOPES:
+        raise RequestError("scope", f"must be one of {', '.join(SCOPES)}, got {json.dumps(scope)}")
+    init = obj.get("init_value", None)
+    offset = obj.get("alias_offset_bytes", 0)
+
+    src_shape = _shape(src["shape"], "source.shape", True)
+    res_shape = _shape(res["shape"], "result.shape", True)
+    src_static, src_elems = _elems(src_shape)
+    res_static, res_elems = _elems(res_shape)
+    src_layout = parse_layout(src.get("layout"), "source.layout", aliases)
+    res_layout = parse_layout(res.get("layout"), "result.layout", aliases)
+    if res_layout is not None and res_layout.kind == "unresolved":
+        notes.append(
+            f"result layout {res_layout.text} is an undefined alias; treated as unswizzled "
+            "(define it under 'attributes' to check alias.base.aligned)"
+        )
+    default_align = max(DEFAULT_ALIGNMENT, (src_layout or Layout("other")).swizzle_repeat)
+
+    facts: dict[str, int | bool] = {
+        "src_buffered": kind == "buffered_tensor",
+        "init_given": init is not None and init is not False,
+        "scope": SCOPES[scope],
+        "src_space": _space(src, "source.space"),
+        "res_space": _space(res, "result.space"),
+        "src_mutable": _flag(src, "mutable", "source.mutable", True),
+        "res_mutable": _flag(res, "mutable", "result.mutable", True),
+        "off_int": _is_int(offset),
+        "off": offset if _is_int(offset) else 0,
+        "src_bits": dtype_bits(src["dtype"], "source.dtype"),
+        "res_bits": dtype_bits(res["dtype"], "result.dtype"),
+        "src_static": src_static,
+        "res_static": res_static,
+        "src_elems": src_elems,
+        "res_elems": res_elems,
+        "src_base": _nonneg_int(src, "base_offset_bytes", "source.base_offset_bytes", 0),
+        "align": _nonneg_int(src, "alloc_alignment", "source.alloc_alignment", default_align, 1),
+        "swz": (res_layout or Layout("other")).swizzle_repeat,
+    }
+    facts.update(_source_geometry(src, src_shape, src_static))
+    facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, aliases))
+    facts["op"] = OPS[DEFAULT_OP]
+    facts.update(NEUTRAL_OP_FACTS)
+    unknown, why = _unmodelled(
+        DEFAULT_OP, (("source", src, src_layout), ("result", res, res_layout)), aliases
+    )
+    return Request(facts=facts, raw=obj, notes=tuple(notes), unknown=unknown, unmodelled=why)
+
+
+def _view_type_facts(
+    src: dict[str, Any],
+    res: dict[str, Any],
+    src_shape: list[int | None],
+    res_shape: list[int | None],
+    facts: dict[str, int | bool],
+    aliases: dict[str, str],
+) -> dict[str, int | bool]:
+    """The memdesc-type facts of both sides (what Triton's type verifier looks at)."""
+    out: dict[str, int | bool] = {}
+    sides = (("src", "source", src, src_shape), ("res", "result", res, res_shape))
+    for prefix, who, side, shape in sides:
+        lay = shared_layout(side.get("layout"), aliases, f"{who}.layout")
+        alloc = side.get("alloc_shape")
+        try:
+            alloc_l = None if alloc is None else _shape(alloc, f"{who}.alloc_shape", True)
+        except RequestError:
+            alloc_l = None  # judged (or rejected) by the source geometry, not here
+        out.update(type_facts(prefix, shape, alloc_l, lay, int(facts[f"{prefix}_bits"])))
+    return out
+
+
+def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
+    """A stock Triton view op (ttg.memdesc_reinterpret, _subslice or _index): its type and
+    operand facts, and the physical facts of the bytes it views, in alias terms (the result
+    starts ``off`` bytes after the source view's start), so that ``safe`` judges it too."""
+    allowed = {"source", "result", "attributes"} | META_KEYS | OP_KEYS.get(op, set())
+    for key in obj:
+        if key in ALIAS_ONLY:
+            raise RequestError(key, f"only a tle.memdesc_alias request takes it, not {op}")
+        if key not in allowed:
+            raise RequestError(key, "unknown field")
+    for key in ("source", "result", *OP_KEYS.get(op, ())):
+        if key not in obj and key != "index":
+            raise RequestError(key, "missing")
+    aliases, src, res = _sides(obj)
+    notes: list[str] = []
+    src_shape = _shape(src["shape"], "source.shape", True)
+    res_shape = _shape(res["shape"], "result.shape", True)
+    src_static, src_elems = _elems(src_shape)
+    res_static, res_elems = _elems(res_shape)
+    src_layout = parse_layout(src.get("layout"), "source.layout", aliases)
+    res_layout = parse_layout(res.get("layout"), "result.layout", aliases)
+    default_align = max(DEFAULT_ALIGNMENT, (src_layout or Layout("other")).swizzle_repeat)
+    src_bits = dtype_bits(src["dtype"], "source.dtype")
+    res_bits = dtype_bits(res["dtype"], "result.dtype")
+    facts: dict[str, int | bool] = {
+        "src_buffered": True,
+        "init_given": False,
+        "scope": SCOPES["smem"],
+        "src_space": _space(src, "source.space"),
+        "res_space": _space(res, "result.space"),
+        "src_mutable": _flag(src, "mutable", "source.mutable", True),
+        "res_mutable": _flag(res, "mutable", "result.mutable", True),
+        "off_int": True,
+        "off": 0,
+        "src_bits": src_bits,
+        "res_bits": res_bits,
+        "src_static": src_static,
+        "res_static": res_static,
+        "src_elems": src_elems,
+        "res_elems": res_elems,
+        "src_base": _nonneg_int(src, "base_offset_bytes", "source.base_offset_bytes", 0),
+        "align": _nonneg_int(src, "alloc_alignment", "source.alloc_alignment", default_align, 1),
+        "swz": (res_layout or Layout("other")).swizzle_repeat,
+        "op": OPS[op],
+    }
+    try:
+        facts.update(_source_geometry(src, src_shape, src_static))
+        alloc_ok = True
+    except RequestError as exc:
+        if exc.field.startswith("source.view_offsets") and "strided levels" in exc.problem:
+            raise
+        # A type the verifier rejects (alloc shape too small or of lower rank): judge the
+        # physical side as if the source were its own allocation; the type rules fire.
+        notes.append(f"{exc}; physical facts computed as if the source were dense")
+        facts.update(_source_geometry({"shape": src_shape}, src_shape, src_static))
+        alloc_ok = False
+    facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, aliases))
+    facts.update(NEUTRAL_OP_FACTS)
+    facts["same_elem"] = canonical_dtype(src["dtype"]) == canonical_dtype(res["dtype"])
+    src_lay = shared_layout(src.get("layout"), aliases, "source.layout")
+    res_lay = shared_layout(res.get("layout"), aliases, "result.layout")
+    facts["same_enc"] = src_lay.key == res_lay.key
+    src_alloc = src.get("alloc_shape") or src["shape"]
+    res_alloc = res.get("alloc_shape") or res["shape"]
+    facts["same_alloc"] = list(src_alloc) == list(res_alloc)
+    facts["src_prefix_sub"] = prefix_subview(list(src_shape), list(src_alloc))
+    res_eb = (res_bits + 7) // 8
+    if op == "ttg.memdesc_index":
+        static, idx = index_value(obj.get("index"))
+        facts.update(idx_static=static, idx=idx)
+        facts["idx_shape_ok"] = list(res_shape) == list(src_shape[1:])
+        if static:
+            facts["off"] = idx * res_elems * res_eb
+        else:
+            # Any in-range buffer: judge buffer 1 (or 0 when there is only one), whose start
+            # has the least alignment a non-zero buffer can have.
+            d0 = src_shape[0] if src_shape else None
+            facts["off"] = res_elems * res_eb if d0 is not None and d0 >= 2 else 0
+            notes.append("runtime index: judged for buffer 1; bounds are the program's duty")
+    elif op == "ttg.memdesc_subslice":
+        facts.update(subslice_facts(obj["offsets"], src_shape, res_shape, src_lay))
+        _subslice_physical(facts, src, src_shape, res_shape, obj["offsets"], alloc_ok, notes)
+    unknown, why = _unmodelled(
+        op, (("source", src, src_layout), ("result", res, res_layout)), aliases
+    )
+    return Request(facts=facts, raw=obj, notes=tuple(notes), unknown=unknown, unmodelled=why)
+
+
+def _subslice_physical(
+    facts: dict[str, int | bool],
+    src: dict[str, Any],
+    src_shape: list[int | None],
+    res_shape: list[int | None],
+    offsets: list[int],
+    alloc_ok: bool,
+    notes: list[str],
+) -> None:
+    """A subslice result as an alias of the source view: it starts at its first element and
+    spans up to its last one (all its bytes lie in that interval). For a dense source that
+    interval is inside the source exactly when the result is; for a strided source only the
+    result's first contiguous run is judged (per-dim bounds: the triton-3.8/3.9 rules)."""
+    if (
+        not facts["src_static"]
+        or not facts["res_static"]
+        or not facts["sub_rank_ok"]
+        or len(src_shape) != len(res_shape)
+        or not facts["res_elems"]
+    ):
+        facts["res_elems"] = 0
+        return
+    shape = [int(d) for d in src_shape]  # type: ignore[arg-type]
+    alloc = [int(d) for d in (src.get("alloc_shape") or shape)] if alloc_ok else shape
+    views = src.get("view_offsets") if alloc_ok else None
+    view_offsets = list(views) if views else [0] * len(alloc)
+    dst = [int(d) for d in res_shape]  # type: ignore[arg-type]
+    first, last, run = subslice_span(shape, alloc, view_offsets, list(offsets), dst)
+    eb = (int(facts["src_bits"]) + 7) // 8
+    facts["off"] = first * eb
+    # A subslice keeps its parent's swizzle phase (Triton addresses it from the parent's base,
+    # and triton.subslice.swizzle judges the split), so no swizzle-repeat start applies.
+    facts["swz"] = 0
+    dense = int(facts["c0"]) * int(facts["c1"]) * int(facts["c2"]) == 1
+    span = last - first + 1 if dense else run
+    # res_elems counts result elements: the span is in source elements.
+    res_eb = (int(facts["res_bits"]) + 7) // 8
+    facts["res_elems"] = max(span * eb // max(res_eb, 1), 0)
+    if not dense:
+        notes.append(
+            "strided source: safe judges the subslice's first contiguous run; per-dim bounds "
+            "are the triton-3.8/3.9 rules"
+        )
+
+
+def load_requests(text: str) -> list[Any]:
+    """Parse JSON text holding one request or a list of requests."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RequestError(
+            "input", f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except (RecursionError, ValueError) as exc:
+        raise RequestError("input", f"unreadable JSON: {str(exc)[:80]}") from None
+    return data if isinstance(data, list) else [data]

@@ -1,0 +1,393 @@
+"""What Triton's memdesc view rules need from shapes, layouts and offsets, as primitive facts.
+
+Triton's verifiers quantify over dimensions ("every dim after the first is a power of 2", "every
+dim that is not split has offset 0"). The rule language has no loops, so those per-dimension
+checks are summarised here into boolean facts, each named after the check it answers; the rules
+in the catalogue then combine the facts. The physical part (where a view's bytes lie) stays in
+``physical.py`` and is shared by every profile.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+from alias_spec.model.errors import RequestError
+from alias_spec.model.layouts import parse_layout
+
+# Element type spellings that name the same MLIR type (for "element types match").
+_CANON = {
+    "fp16": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32",
+    "fp64": "f64", "float64": "f64", "int1": "i1", "int8": "i8", "int16": "i16",
+    "int32": "i32", "int64": "i64", "u8": "ui8", "uint8": "ui8", "u16": "ui16",
+    "uint16": "ui16", "u32": "ui32", "uint32": "ui32", "u64": "ui64", "uint64": "ui64",
+    "fp8e4nv": "f8E4M3FN", "fp8e5": "f8E5M2", "fp8e4b15": "f8E4M3B11FNUZ",
+    "fp8e4b8": "f8E4M3FNUZ", "fp8e5b16": "f8E5M2FNUZ",
+}  # fmt: skip
+
+
+def canonical_dtype(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"b{value.get('bits')}"
+    text = str(value)
+    return _CANON.get(text, text)
+
+
+def is_pow2(n: int | None) -> bool:
+    return n is not None and n > 0 and n & (n - 1) == 0
+
+
+@dataclass(frozen=True)
+class SharedLayout:
+    """The parts of a shared layout that Triton's view rules look at."""
+
+    kind: str  # "swizzled", "nvmma", "other" or "unknown"
+    rank: int | None  # None: not known (an undefined alias, a layout we do not model)
+    order: tuple[int, ...] = ()  # fastest-varying dim first
+    vec: int = 1
+    per_phase: int = 1
+    max_phase: int = 1
+    swizzle_bytes: int = 0  # NVMMA
+    transposed: bool = False  # NVMMA
+    elem_bits: int = 0  # NVMMA elementBitWidth
+    key: str = ""  # identity, for "same encoding"
+
+
+_ATTR = re.compile(r"^#(?:ttg\.)?(\w+)\s*<\s*\{(.*)\}\s*>$", re.S)
+_KV = re.compile(r"(\w+)\s*=\s*(\[[^\]]*\]|[^,]+)")
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"-?\d+", text))
+
+
+# Layout parameters are 32-bit unsigned in Triton's attributes.
+_PARAM_MAX = 2**32 - 1
+
+
+def _param(raw: Any, field: str, low: int) -> int:
+    """A layout parameter as an integer in [low, 2**32 - 1] (JSON integer or attribute text);
+    anything else names ``field`` in a RequestError rather than becoming a guess."""
+    if isinstance(raw, str) and re.fullmatch(r"\s*-?\d+\s*", raw):
+        raw = int(raw)
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RequestError(field, f"must be an integer, got {raw!r}")
+    if not low <= raw <= _PARAM_MAX:
+        raise RequestError(field, f"must be in [{low}, {_PARAM_MAX}], got {raw}")
+    return raw
+
+
+def _flag(raw: Any, field: str) -> bool:
+    """``transposed``: a JSON bool or the attribute words true/false."""
+    if isinstance(raw, bool):
+        return raw
+    if raw in ("true", "false"):
+        return raw == "true"
+    raise RequestError(field, f"must be true or false, got {raw!r}")
+
+
+def shared_layout(
+    value: Any, aliases: dict[str, str] | None = None, field: str = "layout"
+) -> SharedLayout:
+    """A layout given as JSON, MLIR attribute text or an attribute alias name; a parameter
+    that is no integer in range is a RequestError naming ``field`` and the parameter."""
+    if value is None:
+        return SharedLayout("unknown", None, key="none")
+    if isinstance(value, dict):
+        kind = value.get("kind")
+        key = repr(sorted(value.items()))
+        if kind == "swizzled":
+            raw_order = value.get("order") or ()
+            if not isinstance(raw_order, (list, tuple)):
+                raise RequestError(f"{field}.order", f"must be a list, got {raw_order!r}")
+            order = tuple(_param(d, f"{field}.order", 0) for d in raw_order)
+            return SharedLayout(
+                "swizzled",
+                len(order) or None,
+                order,
+                _param(value.get("vec", 1), f"{field}.vec", 1),
+                _param(value.get("per_phase", 1), f"{field}.per_phase", 1),
+                _param(value.get("max_phase", 1), f"{field}.max_phase", 1),
+                key=key,
+            )
+        if kind == "nvmma":
+            return SharedLayout(
+                "nvmma",
+                _param(value.get("rank", 2), f"{field}.rank", 1),
+                swizzle_bytes=_param(value.get("swizzle_bytes", 128), f"{field}.swizzle_bytes", 0),
+                transposed=_flag(value.get("transposed", False), f"{field}.transposed"),
+                elem_bits=_param(value.get("element_bitwidth", 0), f"{field}.element_bitwidth", 0),
+                key=key,
+            )
+        return SharedLayout("other", None, key=key)
+    if not isinstance(value, str):
+        return SharedLayout("unknown", None, key=repr(value))
+    text = value.strip()
+    if aliases and text in aliases:
+        return shared_layout(aliases[text], field=field)
+    m = _ATTR.match(text)
+    key = re.sub(r"\s+", "", text)
+    if not m or m.group(1) not in ("swizzled_shared", "nvmma_shared"):
+        return _other_layout(text, key)
+    name, body = m.group(1), m.group(2)
+    params = {k: v.strip() for k, v in _KV.findall(body)}
+    if name == "swizzled_shared":
+        order = _ints(params.get("order", ""))
+        return SharedLayout(
+            "swizzled",
+            len(order) or None,
+            order,
+            _param(params.get("vec", "1"), f"{field}.vec", 1),
+            _param(params.get("perPhase", "1"), f"{field}.perPhase", 1),
+            _param(params.get("maxPhase", "1"), f"{field}.maxPhase", 1),
+            key=key,
+        )
+    cga = _ints(params.get("CTAsPerCGA", ""))
+    return SharedLayout(
+        "nvmma",
+        len(cga) if cga else 2,
+        swizzle_bytes=_param(
+            params.get("swizzlingByteWidth", "0"), f"{field}.swizzlingByteWidth", 0
+        ),
+        transposed=_flag(params.get("transposed", "false"), f"{field}.transposed"),
+        elem_bits=_param(params.get("elementBitWidth", "0"), f"{field}.elementBitWidth", 0),
+        key=key,
+    )
+
+
+def _other_layout(text: str, key: str) -> SharedLayout:
+    """A layout attribute the spec does not model, with the rank it states (layouts.py reads
+    it); text that is no attribute (an undefined alias) is "unknown"."""
+    try:
+        lay = parse_layout(text, "layout")
+    except RequestError:
+        lay = None
+    if lay is None or lay.kind != "other":
+        return SharedLayout("unknown", None, key=key if lay is not None else text)
+    return SharedLayout("other", lay.rank, key=key)
+
+
+def _offset_swizzled(lay: SharedLayout, shape: list[int], coord: list[int]) -> int:
+    """Linear offset (elements) of ``coord`` in a swizzled_shared buffer of ``shape``. The
+    layout's dims are the trailing ones; a leading dim it leaves out is outermost."""
+    n = len(shape)
+    pad = n - (lay.rank or n)
+    order = [d + pad for d in lay.order if 0 <= d + pad < n] or list(range(n - 1, -1, -1))
+    order = order + [d for d in range(n - 1, -1, -1) if d not in order]
+    col_dim = order[0]
+    # A layout of higher rank than the shape (a type rule rejects it) has no row dim here.
+    row_dim = order[1] if n - pad > 1 and len(order) > 1 else None
+    col = coord[col_dim]
+    if row_dim is not None and lay.max_phase > 1:
+        phase = (coord[row_dim] // max(lay.per_phase, 1)) % lay.max_phase
+        vec = max(lay.vec, 1)
+        chunks = max(shape[col_dim] // vec, 1)
+        col = (((col // vec) ^ phase) % chunks) * vec + col % vec
+    off, stride = 0, 1
+    for d in order:
+        off += (col if d == col_dim else coord[d]) * stride
+        stride *= shape[d]
+    return off
+
+
+def _offset_nvmma(lay: SharedLayout, shape: list[int], coord: list[int]) -> int:
+    """Linear offset (elements) of ``coord`` in an NVMMA-swizzled buffer of ``shape``: the
+    contiguous dim is cut into rows of the swizzle width, 16-byte chunks XOR the row phase."""
+    n = len(shape)
+    if n < 2:
+        return coord[0] if coord else 0
+    inner_dim, outer_dim = (n - 2, n - 1) if lay.transposed else (n - 1, n - 2)
+    bits = lay.elem_bits or 16
+    ebytes = max(bits // 8, 1)
+    width = lay.swizzle_bytes
+    inner = shape[inner_dim]
+    block = width // ebytes if width else inner
+    block = max(min(block, inner), 1)
+    c, r = coord[inner_dim], coord[outer_dim]
+    if width:
+        vec = max(16 // ebytes, 1)
+        per_phase = max(128 // width, 1)
+        max_phase = max(width // 16, 1)
+        phase = (r // per_phase) % max_phase
+        chunks = max(block // vec, 1)
+        cin = c % block
+        cin = (((cin // vec) ^ phase) % chunks) * vec + cin % vec
+    else:
+        cin = c % block
+    rows = shape[outer_dim]
+    off = (c // block) * rows * block + r * block + cin
+    tile = rows * inner
+    lead = 0
+    stride = tile
+    for d in range(n - 3, -1, -1):
+        lead += coord[d] * stride
+        stride *= shape[d]
+    return lead + off
+
+
+def split_keeps_swizzle(lay: SharedLayout, src: list[int], dst: list[int]) -> bool:
+    """Triton's subslice swizzle check: for every split dim, each power-of-2 multiple of the
+    result's size below the source's size must map to a power-of-2 offset (so adding the
+    subslice offset never carries into the swizzle bits)."""
+    if lay.kind not in ("swizzled", "nvmma") or len(src) != len(dst):
+        return True
+    offset = _offset_nvmma if lay.kind == "nvmma" else _offset_swizzled
+    outside = len(src) - (lay.rank or len(src))
+    for d, (s, t) in enumerate(zip(src, dst, strict=False)):
+        if s == t or d < outside:  # a leading buffer dim is not part of the pattern
+            continue
+        size = t
+        while 0 < size < s:
+            coord = [0] * len(src)
+            coord[d] = size
+            if not is_pow2(offset(lay, src, coord)):
+                return False
+            size *= 2
+    return True
+
+
+def nvmma_fits(lay: SharedLayout, shape: list[int | None], bits: int) -> bool:
+    """An NVMMA layout's contiguous dim covers at least one swizzle row."""
+    if lay.kind != "nvmma" or not lay.swizzle_bytes or len(shape) < 2:
+        return True
+    dim = shape[-2] if lay.transposed else shape[-1]
+    if dim is None:
+        return True
+    return dim * max(bits, 1) >= lay.swizzle_bytes * 8
+
+
+def nvmma_rows(lay: SharedLayout, shape: list[int | None]) -> bool:
+    """A swizzled NVMMA layout spans at least one 8-row swizzle pattern: the dims it covers,
+    other than the contiguous one, hold at least 8 rows."""
+    n = len(shape)
+    rank = lay.rank or n
+    if lay.kind != "nvmma" or not lay.swizzle_bytes or n < 2 or rank < 2:
+        return True
+    covered = shape[max(n - rank, 0) :]
+    contiguous = len(covered) - 2 if lay.transposed else len(covered) - 1
+    rows = [d for i, d in enumerate(covered) if i != contiguous]
+    if any(d is None for d in rows):
+        return True
+    return prod(int(d) for d in rows) >= 8  # type: ignore[arg-type]
+
+
+def type_facts(
+    prefix: str,
+    shape: list[int | None],
+    alloc: list[int | None] | None,
+    lay: SharedLayout,
+    bits: int,
+) -> dict[str, int | bool]:
+    """The memdesc type's own facts for one side (``src`` or ``res``)."""
+    alloc_l = list(shape) if alloc is None else list(alloc)
+    tail = shape[1:]
+    fits = len(alloc_l) >= len(shape) and all(
+        d is None or a is None or d <= a
+        for d, a in zip(shape, alloc_l[len(alloc_l) - len(shape) :], strict=False)
+    )
+    return {
+        f"{prefix}_rank": len(shape),
+        f"{prefix}_alloc_rank": len(alloc_l),
+        f"{prefix}_lay_rank": lay.rank if lay.rank is not None else len(shape),
+        f"{prefix}_d0_pow2": bool(shape) and is_pow2(shape[0]),
+        f"{prefix}_tail_pow2": all(is_pow2(d) for d in tail),
+        f"{prefix}_nonzero": all(d is None or d > 0 for d in shape),
+        f"{prefix}_alloc_fits": fits,
+        f"{prefix}_alloc_tail_pow2": all(is_pow2(d) for d in alloc_l[1:]),
+        f"{prefix}_subview": alloc_l != list(shape),
+        # The layout tiles the allocation, so its width is checked on the alloc shape.
+        f"{prefix}_nvmma_fits": nvmma_fits(lay, alloc_l, bits),
+        f"{prefix}_nvmma_rows": nvmma_rows(lay, alloc_l),
+    }
+
+
+NEUTRAL_OP_FACTS: dict[str, int | bool] = {
+    "same_elem": True,
+    "same_enc": True,
+    "same_alloc": True,
+    "src_prefix_sub": False,
+    "idx_static": True,
+    "idx": 0,
+    "idx_shape_ok": True,
+    "sub_rank_ok": True,
+    "sub_split": False,
+    "sub_zero_ok": True,
+    "sub_tile_ok": True,
+    "sub_off_lt": True,
+    "sub_in_bounds": True,
+    "sub_swz_ok": True,
+}
+
+
+def prefix_subview(shape: list[int | None], alloc: list[int | None]) -> bool:
+    """A subview that trims only the leading (buffer) dim: what 3.9 lets memdesc_index take."""
+    return len(alloc) == len(shape) and alloc[1:] == shape[1:] and alloc != shape
+
+
+def index_value(raw: Any) -> tuple[bool, int]:
+    if raw is None or raw == "?":
+        return False, 0
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RequestError("index", f"must be an integer or null (runtime), got {raw!r}")
+    return True, raw
+
+
+def subslice_facts(
+    offsets: Any, src: list[int | None], dst: list[int | None], lay: SharedLayout
+) -> dict[str, int | bool]:
+    if not isinstance(offsets, list) or not all(
+        isinstance(o, int) and not isinstance(o, bool) for o in offsets
+    ):
+        raise RequestError("offsets", "must be a list of integers (one per source dim)")
+    out = {k: v for k, v in NEUTRAL_OP_FACTS.items() if k.startswith("sub_")}
+    out["sub_rank_ok"] = len(offsets) == len(src)
+    if not out["sub_rank_ok"] or len(src) != len(dst) or None in src or None in dst:
+        return out
+    s = [int(d) for d in src]  # type: ignore[arg-type]
+    t = [int(d) for d in dst]  # type: ignore[arg-type]
+    split = [a != b for a, b in zip(s, t, strict=False)]
+    out["sub_split"] = any(split)
+    out["sub_zero_ok"] = all(o == 0 for o, sp in zip(offsets, split, strict=False) if not sp)
+    # Triton tests the offset against the result size with a bit mask (a modulus for
+    # power-of-2 sizes).
+    # A leading buffer dim outside the layout may be cut anywhere (3.9 allows it).
+    # (A layout of higher rank than the shape, which a type rule rejects, covers every dim.)
+    inner = range(max(len(s) - (lay.rank or len(s)), 0), len(s))
+    out["sub_tile_ok"] = all(offsets[d] & (t[d] - 1) == 0 for d in inner if split[d] and t[d])
+    out["sub_off_lt"] = all(
+        0 <= o < a or (o == 0 and a == 0) for o, a in zip(offsets, s, strict=False)
+    )
+    out["sub_in_bounds"] = all(
+        o >= 0 and o + b <= a for o, a, b in zip(offsets, s, t, strict=False)
+    )
+    out["sub_swz_ok"] = split_keeps_swizzle(lay, s, t)
+    return out
+
+
+def subslice_span(
+    src_shape: list[int],
+    alloc: list[int],
+    view_offsets: list[int],
+    offsets: list[int],
+    dst: list[int],
+) -> tuple[int, int, int]:
+    """(first, last, first run length) of the subslice result, as element positions in the
+    allocation relative to the source view's first element."""  # fmt: skip
+    n = len(alloc)
+    pad = n - len(src_shape)
+    stride = [prod(alloc[i + 1 :]) for i in range(n)]
+    full_off = [0] * pad + list(offsets)
+    full_dst = [1] * pad + list(dst)
+    base = sum(v * st for v, st in zip(view_offsets, stride, strict=False))
+    first = sum((v + o) * st for v, o, st in zip(view_offsets, full_off, stride, strict=False))
+    last = sum(
+        (v + o + d - 1) * st
+        for v, o, d, st in zip(view_offsets, full_off, full_dst, stride, strict=False)
+    )
+    c = n - 1
+    while c > 0 and full_dst[c] == alloc[c] and full_off[c] == 0:
+        c -= 1
+    run = full_dst[c] * stride[c]
+    return first - base, last - base, run

@@ -1,0 +1,106 @@
+"""Judging a request whose facts are not all known, and naming the rules left unjudged.
+
+A layout the spec does not model (``#ttg.padded_shared``, ``#ttg.shared_linear``, a tensor
+memory encoding) or tensor memory says nothing of where a view's bytes lie, and lint may not
+know where a traced source starts. The facts that depend on that are unknown: request.py still
+fills them in (with dense, shared-memory values), so a rule that reads one is not judged unless
+its guard is false whatever the unknown facts are. ``alias-spec check`` and ``alias-spec lint``
+both judge through ``judge_facts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import compiled, rules_for
+from alias_spec.model.interp import check_facts
+from alias_spec.model.verdict import Violation
+
+# Facts that depend on where the allocation starts (lint cannot know them when it does not
+# trace a source to its allocation).
+PLACEMENT_FACTS = frozenset({"src_base", "src_start", "align"})
+# Facts that depend on where a view's bytes lie: request.py computes them as if the layout were
+# dense (a padded layout's allocation is larger than its logical shape, a linear layout may put
+# elements anywhere, tensor memory is addressed by lane and column).
+BYTE_FACTS = frozenset(
+    {"src_elems", "res_elems", "src_start", "src_base", "run", "p0", "c0", "p1", "c1", "p2",
+     "c2", "align"}
+)  # fmt: skip
+# Facts that depend on how the layout places elements.
+LAYOUT_FACTS = frozenset(
+    {"swz", "src_lay_rank", "res_lay_rank", "src_nvmma_fits", "res_nvmma_fits",
+     "src_nvmma_rows", "res_nvmma_rows", "sub_swz_ok", "sub_tile_ok"}
+)  # fmt: skip
+# Ops whose result start (``off``) comes from the byte model (a reinterpret's is always 0 and
+# an alias's is its attribute).
+OFF_FROM_BYTES = frozenset({"ttg.memdesc_index", "ttg.memdesc_subslice"})
+
+
+def unmodelled_facts(op: str, known: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The facts a view of ``op`` cannot know when its layout or memory is not modelled, less
+    ``known`` (e.g. a layout rank its attribute states)."""
+    out = BYTE_FACTS | LAYOUT_FACTS | (frozenset({"off"}) if op in OFF_FROM_BYTES else frozenset())
+    return out - known
+
+
+def eval3(
+    e: dsl.Expr, facts: Mapping[str, int | bool], unknown: frozenset[str]
+) -> int | bool | None:
+    """Kleene evaluation: None where the value depends on an unknown fact."""
+    op = e.op
+    if op == "const":
+        return e.value  # type: ignore[return-value]
+    if op == "var":
+        return None if e.value in unknown else facts[str(e.value)]
+    if op in ("and", "or"):
+        stop = op == "or"  # the value that decides the whole expression
+        out: bool | None = not stop
+        for a in e.args:
+            v = eval3(a, facts, unknown)
+            if v is None:
+                out = None
+            elif bool(v) == stop:
+                return stop
+        return out
+    if op == "not":
+        v = eval3(e.args[0], facts, unknown)
+        return None if v is None else not v
+    if op == "ite":
+        c = eval3(e.args[0], facts, unknown)
+        if c is None:
+            t, f = (eval3(a, facts, unknown) for a in e.args[1:])
+            return t if t is not None and t == f else None
+        return eval3(e.args[1] if c else e.args[2], facts, unknown)
+    a, b = (eval3(x, facts, unknown) for x in e.args)
+    if a is None or b is None:
+        return None
+    try:
+        return dsl.evaluate(dsl.Expr(op, (dsl.const(a), dsl.const(b))), {})
+    except ZeroDivisionError:
+        return None
+
+
+def unjudged_rules(
+    facts: Mapping[str, int | bool], profile: str, unknown: frozenset[str]
+) -> list[str]:
+    """The profile's rules that read an unknown fact and whose guard is not false whatever
+    that fact is, in catalogue order."""
+    if not unknown:
+        return []
+    out: list[str] = []
+    for r in rules_for(profile):
+        guard, formula = compiled(r.id)
+        reads = dsl.free_vars(guard) | dsl.free_vars(formula)
+        if reads & unknown and eval3(guard, facts, unknown) is not False:
+            out.append(r.id)
+    return out
+
+
+def judge_facts(
+    facts: Mapping[str, int | bool], profile: str, unknown: frozenset[str]
+) -> tuple[list[Violation], list[str]]:
+    """The profile's violations among the rules it can judge, and the rules it cannot."""
+    skipped = unjudged_rules(facts, profile, unknown)
+    violations = check_facts(facts, profile).violations
+    return [v for v in violations if v.rule not in skipped], skipped

@@ -1,1 +1,0 @@
-"""Compiler artifacts generated from the spec (C++ verifier, Python checks, Gluon frontend)."""

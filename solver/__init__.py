@@ -1,1 +1,0 @@
-"""The rules as SMT constraints: checking, fixes, theorems and boundary cases."""

@@ -1,0 +1,108 @@
+"""The package is layered: a module imports only from its own layer or the layers above it in
+``LAYERS`` (data flows one way, from the rules down to the command line)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "alias_spec"
+LAYERS = (
+    "model",
+    "semantics",
+    "backends",
+    "generated",
+    "frontend",
+    "engines",
+    "lint",
+    "difftest",
+    "docgen",
+)
+TOP = len(LAYERS)  # cli.py, gen.py, __main__.py
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else TOP
+
+
+def _imports(path: Path, module: str) -> list[tuple[int, str]]:
+    """(line, imported module) for every import of this package in one file, nested included."""
+    out = []
+    is_pkg = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base if is_pkg else base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            out.append((node.lineno, name))
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+    return [(line, name) for line, name in out if name.split(".")[0] == "alias_spec"]
+
+
+def _modules() -> list[tuple[Path, str]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out.append((path, ".".join(parts)))
+    return out
+
+
+def test_every_layer_is_a_folder() -> None:
+    for layer in LAYERS:
+        assert (PACKAGE / layer / "__init__.py").is_file(), layer
+
+
+def test_no_import_runs_back_up() -> None:
+    upward = []
+    for path, module in _modules():
+        if module == "alias_spec":
+            continue
+        for line, name in _imports(path, module):
+            if name != "alias_spec" and _layer(name) > _layer(module):
+                upward.append(f"{path.relative_to(ROOT)}:{line}: {module} imports {name}")
+    assert not upward, "\n".join(upward)
+
+
+def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
+    """The check above must be able to fail: a model module importing the solver is caught."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from alias_spec.semantics.check import check_facts\n")
+    (name,) = [n for _, n in _imports(bad, "alias_spec.model.bad")]
+    assert _layer(name) > _layer("alias_spec.model.bad")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "alias_spec.frontend.tle.place",
+        "alias_spec.generated.alias_checks",
+        "alias_spec.generated.recipes",
+        "alias_spec.model.physical",
+        "alias_spec.model.dtypes",
+        "alias_spec.model.layouts",
+    ],
+)
+def test_frontend_side_needs_neither_z3_nor_pydantic(module: str) -> None:
+    """What the frontend imports loads with z3, cvc5 and pydantic unavailable (the GPU machine
+    has none of them)."""
+    code = (
+        "import sys\n"
+        "for blocked in ('z3', 'cvc5', 'pydantic'):\n"
+        "    sys.modules[blocked] = None\n"
+        f"import {module}\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
