@@ -20,7 +20,7 @@ from alias_spec.model.interp import check_facts as interp_check
 from alias_spec.model.physical import footprint
 from alias_spec.model.request import parse_request
 
-GEN = Path(cpp_engine.__file__).parent / "generated"
+GEN = Path(cpp_engine.__file__).parent.parent / "generated"
 INT64_MIN = -(2**63)
 needs_cxx = pytest.mark.skipif(cpp_engine.compiler() is None, reason="no C++ compiler (g++)")
 _INVARIANTS = [expand(t) for t in INVARIANTS]
