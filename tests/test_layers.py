@@ -20,6 +20,7 @@ LAYERS = (
     "frontend",
     "engines",
     "lint",
+    "plan",
     "difftest",
     "docgen",
 )

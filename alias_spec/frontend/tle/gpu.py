@@ -1,35 +1,38 @@
 """``tle.gpu.alloc`` for stock Triton Gluon kernels, with FlagTree's signature.
 
-``alloc`` is a Gluon builtin: it runs while the kernel compiles, computes the spec's facts from
-the descriptors it is given, judges them with the generated checks, picks a lowering recipe with
-the generated predicate and emits ordinary Gluon view ops. An exception raised here becomes a
-CompilationError at the kernel line that called ``alloc``.
+``alloc`` is a Gluon builtin: it runs while the kernel compiles, checks its arguments
+(``check_arguments``), computes the spec's facts from the descriptors it is given, judges them
+with the generated checks (``fixes.judge``), picks a lowering recipe with the generated predicate
+and emits ordinary Gluon view ops. Every rejection is a TLEError naming the argument or rule;
+Triton reports it as a CompilationError at the kernel line that called ``alloc``.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from math import prod
+from dataclasses import dataclass
 from typing import Any
 
+import triton
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language._core import _unwrap_if_constexpr, builtin
+from triton.experimental.gluon.language._layouts import SharedLayout
 from triton.runtime.jit import JITCallable
 
 from alias_spec.frontend import lowering
+from alias_spec.frontend.tle import args, fixes
+from alias_spec.frontend.tle.args import TLEError
 from alias_spec.frontend.tle.place import (
     SMEM,
     TMEM,
     LayoutInfo,
     Place,
-    PlaceError,
     SourceView,
-    alias_facts,
     layout_info,
-    recipe_facts,
 )
-from alias_spec.generated import alias_checks, recipes
+from alias_spec.generated import alias_checks
+from alias_spec.model.facts import elem_bytes
 
 PROFILE_ENV = "TLE_ALIAS_PROFILE"
 # The descriptor's reinterpret method on the installed Gluon (public from Triton 3.9).
@@ -53,14 +56,6 @@ _Scope = scope
 # constexpr globals, so that kernels may name them directly (`from ... import smem`).
 smem = gl.constexpr(scope("share_memory", SMEM))
 tmem = gl.constexpr(scope("tensor_memory", TMEM))
-
-
-class TLEError(ValueError):
-    """A rejected tle.gpu.alloc call; the text names each rule, its values and a fix."""
-
-    def __init__(self, lines: list[str], rules: list[str]) -> None:
-        self.rules = rules
-        super().__init__("\n".join(lines))
 
 
 class buffered_tensor_type(gl.shared_memory_descriptor_type):
@@ -148,23 +143,22 @@ class buffered_tensor(gl.shared_memory_descriptor):
 
 
 def _elem_bytes(dtype: Any) -> int:
-    return (dtype.primitive_bitwidth + 7) // 8
+    return elem_bytes(dtype.primitive_bitwidth)
+
+
+# Profiles that judge tle.gpu.alloc(alias=...) calls (the triton-* ones judge stock views).
+ALIAS_PROFILES = tuple(
+    name for name, rules in alias_checks.PROFILES.items() if "alias.source.kind" in rules
+)
 
 
 def _profile() -> str:
     profile = os.environ.get(PROFILE_ENV, "safe")
-    if profile not in alias_checks.PROFILES:
+    if profile not in ALIAS_PROFILES:
         raise TLEError(
-            [f"{PROFILE_ENV}={profile!r} is not one of {', '.join(alias_checks.PROFILES)}"], []
+            [f"{PROFILE_ENV}={args.show(profile)} is not one of {', '.join(ALIAS_PROFILES)}"], []
         )
     return profile
-
-
-def _shape(shape: Any) -> list[Any]:
-    shape = _unwrap_if_constexpr(shape)
-    if isinstance(shape, int):
-        return [shape]
-    return [_unwrap_if_constexpr(d) for d in shape]
 
 
 def default_layout(shape: list[int], dtype: Any, nv_mma_shared_layout: bool) -> Any:
@@ -189,7 +183,7 @@ def default_blocked(shape: list[int], num_warps: int) -> gl.BlockedLayout:
 def _source_view(src: Any) -> SourceView:
     if isinstance(src, gl.shared_memory_descriptor):
         bits = src.dtype.primitive_bitwidth
-        eb = (bits + 7) // 8
+        eb = elem_bytes(bits)
         place = src._tle_place if isinstance(src, buffered_tensor) else None
         alloc_shape = list(src.type.alloc_shape)
         if place is None:
@@ -206,108 +200,91 @@ def _source_view(src: Any) -> SourceView:
     return SourceView(False)
 
 
-_STATIC_FIXES = {
-    "alias.source.kind": "pass a shared-memory descriptor (from tle.gpu.alloc or Gluon)",
-    "alias.init_value": "drop init_value; store into the alias after creating it if needed",
-    "alias.scope.smem": "use scope=tle.smem and a shared-memory source",
-    "alias.space.match": "use scope=tle.smem and a shared-memory source",
-    "alias.mutability": "alias a mutable descriptor",
-    "alias.offset.constexpr": "pass a Python int or a gl.constexpr as alias_offset_bytes",
-    "alias.dtype.addressable": "use an element type of at least 8 bits",
-    "alias.size.static": "give the result static, non-negative dims",
-}
+@dataclass(frozen=True)
+class Arguments:
+    """The arguments of one ``alloc`` call, unwrapped and checked."""
+
+    shape: list[int]
+    dtype: Any
+    layout: Any  # None: the default for the shape
+    scope: _Scope
+    init_value: Any
+    alias: Any  # None: allocate
+    offset: Any  # judged by the alias rules
+    nv_mma: bool
 
 
-def _nearest_offset(
-    facts: dict[str, int | bool], profile: str, lowering_too: bool = False
-) -> int | None:
-    """The valid offset nearest the requested one (smaller first on ties), or None. With
-    ``lowering_too`` (facts include the recipe facts) the installed Triton must support it."""
-    eb = (int(facts["res_bits"]) + 7) // 8
-    src_bytes = int(facts["src_elems"]) * ((int(facts["src_bits"]) + 7) // 8)
-    if eb < 1 or not facts["off_int"]:
-        return None
-    off = int(facts["off"])
-    hi = max(src_bytes, 0)
-    candidates = sorted(range(0, hi + 1, eb), key=lambda c: (abs(c - off), c))[: 1 << 15]
-    for c in candidates:
-        trial = dict(facts, off=c, gran=c & -c)
-        if any(v.rule in recipes.OFFSET_FIXABLE for v in alias_checks.check(trial, profile)):
-            continue
-        if lowering_too and lowering.choose(trial)[0] is None:
-            continue
-        return c
-    return None
+def _check_layout(layout: Any, sc: _Scope, shape: list[int], allocating: bool) -> None:
+    if layout is None:
+        return
+    if sc.code == TMEM:
+        if not type(layout).__name__.startswith("TensorMemory"):
+            raise args.bad("layout", "None or a tensor memory layout for scope=tle.tmem", layout)
+        return
+    if not isinstance(layout, SharedLayout):
+        raise args.bad("layout", "None or a Gluon shared-memory layout", layout)
+    info = layout_info(layout)
+    # An alias's layout rank is a lowering condition (layout.rank); a new buffer's is checked
+    # here, for the layouts whose rank the frontend reads.
+    if allocating and info.kind != "other" and info.rank not in (len(shape), len(shape) - 1):
+        raise args.bad(
+            "layout", f"a layout of rank {len(shape)} or {len(shape) - 1} for shape {shape}", layout
+        )
 
 
-def _nearest_d0(facts: dict[str, int | bool], profile: str, res_shape: list[int]) -> int | None:
-    rest = prod(res_shape[1:])
-    for d0 in range(int(res_shape[0]) - 1, 0, -1):
-        trial = dict(facts, res_elems=d0 * rest)
-        if not any(v.rule in recipes.OFFSET_FIXABLE for v in alias_checks.check(trial, profile)):
-            return d0
-    return None
+def _check_init(value: Any, dtype: Any, shape: list[int], sc: _Scope) -> None:
+    if value is None:
+        return
+    if isinstance(value, gl.tensor):
+        if list(value.shape) != shape or value.dtype != dtype:
+            raise args.bad("init_value", f"a tensor of shape {shape} and dtype {dtype}", value)
+        return
+    if sc.code == TMEM:
+        raise args.bad("init_value", "None or a tensor for scope=tle.tmem", value)
+    signed = None if dtype.is_floating() else dtype.is_int_signed()
+    args.init_scalar(value, dtype.primitive_bitwidth, signed)
 
 
-def _fmt(values: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in values.items())
+def _unwrap_shape(value: Any) -> Any:
+    """A constexpr's value; a Gluon tuple (a shape written in a kernel) as a Python list."""
+    value = _unwrap_if_constexpr(value)
+    return list(value.values) if isinstance(value, gl.tuple) else value
 
 
-def _reject(
-    facts: dict[str, int | bool],
-    profile: str,
-    violations: list[Any],
-    res_shape: list[Any],
-    notes: tuple[str, ...],
-    rextra: dict[str, int | bool] | None = None,
-) -> TLEError:
-    lines = [f"tle.gpu.alloc(alias=...) violates the alias spec (profile {profile!r}):"]
-    fix_off = fix_d0 = None
-    if any(v.rule in recipes.OFFSET_FIXABLE for v in violations):
-        if rextra is not None:  # prefer an offset the installed Triton can also lower
-            fix_off = _nearest_offset(dict(facts, **rextra), profile, lowering_too=True)
-        if fix_off is None:
-            fix_off = _nearest_offset(facts, profile)
-        if fix_off is None and res_shape and all(isinstance(d, int) for d in res_shape):
-            fix_d0 = _nearest_d0(facts, profile, res_shape)
-    for v in violations:
-        if v.rule in recipes.OFFSET_FIXABLE:
-            if fix_off is not None:
-                fix = f"alias_offset_bytes={fix_off}"
-            elif fix_d0 is not None:
-                fix = f"shape[0]={fix_d0}"
-            else:
-                fix = "no offset in this source works; alias a larger or better-aligned source"
-        else:
-            fix = _STATIC_FIXES.get(v.rule, "see docs/guides/gluon-frontend.md")
-        detail = f" ({_fmt(v.values)})" if v.values else ""
-        lines.append(f"  [{v.rule}] {v.message}{detail}; fix: {fix}")
-    lines += [f"  note: {n}" for n in notes]
-    return TLEError(lines, [v.rule for v in violations])
-
-
-def _unsupported(
-    reasons: list[tuple[str, str, str, dict]], rfacts: dict | None = None, profile: str = "safe"
-) -> TLEError:
-    import triton
-
-    lines = [f"tle.gpu.alloc(alias=...) cannot be lowered on Triton {triton.__version__}:"]
-    for check, reason, fix, values in reasons:
-        if check == "base.align16" and rfacts is not None:
-            best = _nearest_offset(rfacts, profile, lowering_too=True)
-            fix = f"alias_offset_bytes={best}" if best is not None else fix
-        detail = f" ({_fmt(values)})" if values else ""
-        lines.append(f"  [lowering.unsupported] {check}: {reason}{detail}; fix: {fix}")
-    return TLEError(lines, ["lowering.unsupported"] * len(reasons))
+def check_arguments(
+    shape: Any,
+    dtype: Any,
+    layout: Any = None,
+    scope: Any = smem,
+    init_value: Any = None,
+    alias: Any = None,
+    alias_offset_bytes: Any = 0,
+    nv_mma_shared_layout: Any = True,
+) -> Arguments:
+    """Every argument of ``alloc`` unwrapped and checked, or a TLEError naming the first bad
+    one. What the alias rules judge (the source, the offset, init_value with an alias, the
+    result's dim values) passes through to them."""
+    u = _unwrap_if_constexpr
+    dims = args.shape_arg(shape, _unwrap_shape)
+    dt = u(dtype)
+    if type(dt) is not gl.dtype or dt.primitive_bitwidth < 1:
+        raise args.bad("dtype", "a Gluon scalar dtype such as gl.float16", dt)
+    sc = u(scope)
+    if not isinstance(sc, _Scope) or sc.code not in (SMEM, TMEM):
+        raise args.bad("scope", "tle.smem or tle.tmem", sc)
+    nv_mma = args.flag_arg("nv_mma_shared_layout", u(nv_mma_shared_layout))
+    src, init, off, lay = u(alias), u(init_value), u(alias_offset_bytes), u(layout)
+    _check_layout(lay, sc, dims, src is None)
+    if src is None:
+        args.allocation_shape(dims, dt.primitive_bitwidth)
+        args.allocation_offset(off)
+        _check_init(init, dt, dims, sc)
+    return Arguments(dims, dt, lay, sc, init, src, off, nv_mma)
 
 
 def _allocate(
-    shape: list[Any], dtype: Any, layout: Any, sc: scope, init_value: Any, semantic: Any
+    shape: list[int], dtype: Any, layout: Any, sc: _Scope, init_value: Any, semantic: Any
 ) -> Any:
-    if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
-        raise TLEError(
-            [f"tle.gpu.alloc: shape must be positive compile-time integers, got {shape}"], []
-        )
     if sc.code == TMEM:
         from triton.experimental.gluon.language.nvidia import blackwell
 
@@ -342,45 +319,34 @@ def alloc(
     ``alias_offset_bytes`` from its view's base (no new memory, no copy, no synchronisation).
 
     Returns a Gluon shared-memory descriptor (``tle.buffered_tensor``)."""
-    shape = _shape(shape)
-    dtype = _unwrap_if_constexpr(dtype)
-    layout = _unwrap_if_constexpr(layout)
-    sc = _unwrap_if_constexpr(scope)
-    init_value = _unwrap_if_constexpr(init_value)
-    alias = _unwrap_if_constexpr(alias)
-    off = _unwrap_if_constexpr(alias_offset_bytes)
-    nv_mma = bool(_unwrap_if_constexpr(nv_mma_shared_layout))
-    if not isinstance(dtype, gl.dtype):
-        raise TLEError([f"tle.gpu.alloc: dtype must be a Gluon dtype, got {dtype!r}"], [])
-    if not isinstance(sc, _Scope):
-        raise TLEError([f"tle.gpu.alloc: scope must be tle.smem or tle.tmem, got {sc!r}"], [])
-    static = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
-    if layout is None and static and sc.code == SMEM:
-        layout = default_layout(shape, dtype, nv_mma)
-    if alias is None:
-        return _allocate(shape, dtype, layout, sc, init_value, _semantic)
-
-    src = _source_view(alias)
-    res_layout = layout_info(layout) if layout is not None else LayoutInfo("other", len(shape))
-    facts = alias_facts(
-        src, sc.code, init_value is not None, shape, dtype.primitive_bitwidth, res_layout, off
+    a = check_arguments(
+        shape, dtype, layout, scope, init_value, alias, alias_offset_bytes, nv_mma_shared_layout
     )
-    profile = _profile()
-    violations = alias_checks.check(facts, profile)
-    notes = src.place.notes if src.place is not None else ()
-    if violations:
-        raise _reject(facts, profile, violations, shape, notes)
+    shape, dtype, layout, off = a.shape, a.dtype, a.layout, a.offset
+    if layout is None and all(d >= 0 for d in shape) and a.scope.code == SMEM:
+        layout = default_layout(shape, dtype, a.nv_mma)
+    if a.alias is None:
+        return _allocate(shape, dtype, layout, a.scope, a.init_value, _semantic)
 
-    try:
-        rfacts = dict(
-            facts, **recipe_facts(src, shape, res_layout, int(off), lowering.triton_version())
-        )
-    except PlaceError as exc:
-        raise _unsupported([("source.model", str(exc), "alias a simpler view", {})]) from None
+    src = _source_view(a.alias)
+    res_layout = layout_info(layout) if layout is not None else LayoutInfo("other", len(shape))
+    profile = _profile()
+    rfacts = fixes.judge(
+        src,
+        a.scope.code,
+        a.init_value is not None,
+        shape,
+        dtype.primitive_bitwidth,
+        res_layout,
+        off,
+        profile,
+        lowering.triton_version(),
+        triton.__version__,
+    )
     recipe, reasons = lowering.choose(rfacts)
     if recipe is None:
-        raise _unsupported(reasons, rfacts, profile)
-    out = lowering.emit(recipe, alias, dtype, shape, layout, rfacts, _semantic)
+        raise fixes.unsupported(reasons, triton.__version__, rfacts, profile)
+    out = lowering.emit(recipe, a.alias, dtype, shape, layout, rfacts, _semantic)
     place = (
         src.place.rebased(src.shape, int(off), res_layout, _elem_bytes(dtype), shape)
         if src.place

@@ -1,0 +1,106 @@
+"""Run one Triton release's own shared-memory allocation on a TTGIR module and print the result.
+
+Protocol: stdin holds one JSON object ``{"text": TTGIR}``; stdout gets one JSON object
+``{"ok": true, "version": ..., "module": printed module, "debug": allocator debug text}`` or
+``{"ok": false, "error": one line}``. The runner sets ``TRITON_LLVM_DEBUG_ONLY`` so that the
+allocator writes each buffer's size to fd 2, which this script captures: the printed module
+carries only offsets in older releases. The passes are those the NVIDIA backend runs before
+lowering to LLVM, up to and including the allocation, each added only if this release has it.
+
+This file imports only Triton and the standard library, so it runs inside any virtual
+environment that has the Triton release under test. An input that aborts the compiler kills
+this process: the runner treats that as unreadable input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+
+
+def _capability(text: str) -> int:
+    m = re.search(r'ttg\.target\s*=\s*"cuda:(\d+)', text)
+    return int(m.group(1)) if m else 90
+
+
+def _ptx_version(capability: int) -> int:
+    """The PTX version the backend would pass; a fixed recent one when it cannot be asked."""
+    try:
+        from triton.backends.compiler import GPUTarget
+        from triton.backends.nvidia import compiler as nv
+
+        backend = nv.CUDABackend(GPUTarget("cuda", capability, 32))
+        options = backend.parse_options({})
+        return int(nv.get_ptx_version_from_options(options, capability))
+    except Exception:  # any release-specific difference: the allocation barely depends on it
+        return 84
+
+
+def _add(pm, owner, name: str, *extra) -> None:
+    fn = getattr(owner, name, None)
+    if fn is None:
+        return
+    try:
+        fn(pm, *extra)
+    except TypeError:  # a later release added a flag (e.g. allocate_warp_groups' consan)
+        fn(pm, *extra, False)
+
+
+def _allocate(text: str) -> dict:
+    from triton._C.libtriton import ir, nvidia, passes
+
+    tmp = tempfile.mkdtemp(prefix="alias-spec-plan-")
+    path = os.path.join(tmp, "module.ttgir")
+    with open(path, "w") as f:
+        f.write(text)
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    try:
+        nvidia.load_dialects(ctx)
+    except AttributeError:
+        pass
+    mod = ir.parse_mlir_module(path, ctx)
+    capability = _capability(text)
+    pm = ir.pass_manager(ctx)
+    _add(pm, passes.ttgpuir, "add_combine_tensor_select_and_if")
+    _add(pm, passes.ttgpuir, "add_allocate_warp_groups")
+    _add(pm, passes.convert, "add_scf_to_cf")
+    _add(pm, passes.gluon, "add_inliner")
+    nvidia.passes.ttgpuir.add_allocate_shared_memory_nv(pm, capability, _ptx_version(capability))
+    pm.run(mod, "alias-spec-plan")
+    return {"module": str(mod)}
+
+
+def main() -> int:
+    import triton
+
+    request = json.loads(sys.stdin.read())
+    diag = tempfile.NamedTemporaryFile(prefix="alias-spec-plan-", suffix=".txt", delete=False)
+    saved = os.dup(2)
+    os.dup2(diag.fileno(), 2)
+    try:
+        result = {"ok": True, "version": triton.__version__, **_allocate(request["text"])}
+    except Exception as exc:  # a parse or pass failure: one line for the user
+        first = str(exc).strip().splitlines()
+        result = {"ok": False, "error": first[0] if first else type(exc).__name__}
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+    with open(diag.name, errors="replace") as f:
+        debug = f.read()
+    os.unlink(diag.name)
+    if not result["ok"]:
+        found = re.search(r"error: (.*)", debug)
+        if found:
+            result["error"] = found.group(1).strip()
+    result["debug"] = debug
+    sys.stdout.write(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
