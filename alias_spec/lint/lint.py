@@ -4,7 +4,9 @@ Every ``ttg.memdesc_reinterpret``, ``ttg.memdesc_subslice``, ``ttg.memdesc_index
 ``tle.memdesc_alias`` is followed back through the views before it (``memdesc_trans`` and
 ``memdesc_reshape`` included) and through control flow (loop-carried values, ``scf.if`` /
 ``scf.while`` results, block arguments, warp-specialize captures) to its allocation, turned into
-one spec request per place its source can have, and judged by the chosen profile. Each violated
+one spec request per place its source can have, and judged by the chosen profile. A stock view
+op is one step of a chain (the frontend lowers one alias to several), so its range rules are
+judged by where it lands: its byte offset accumulated back to its allocation. Each violated
 rule is a finding at the op's line and column, with the rule, the values that broke it, a fix,
 and the kernel source line when the dump carries locations. What lint cannot judge (a source it
 cannot trace, a layout or memory the spec does not model) is a notice naming the reason and the
@@ -42,6 +44,7 @@ from alias_spec.lint.mlir_views import (
 )
 from alias_spec.model.catalogue import PROFILES, RULES, rule, rules_for
 from alias_spec.model.errors import RequestError
+from alias_spec.model.facts import elem_bytes
 from alias_spec.model.request import parse_request
 from alias_spec.model.unknown import BYTE_FACTS as BYTE_FACTS
 from alias_spec.model.unknown import LAYOUT_FACTS as LAYOUT_FACTS
@@ -50,35 +53,6 @@ from alias_spec.model.verdict import Violation
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "alias-spec lint"
-
-# What to change when a rule without a solver-backed fix fires (keyed by rule id prefix,
-# longest match wins). Advice only: the rules themselves live in the catalogue.
-HINTS: dict[str, str] = {
-    "alias.range": "shrink the result or move it so that it ends inside the source view",
-    "alias.offset": "choose an offset that is non-negative, aligned and inside the source",
-    "alias.mutability": "make the result immutable, or view a mutable source",
-    "alias.address": "start the view on a multiple of its element width from the allocation",
-    "alias.base.aligned": "start the swizzled view on a multiple of its swizzle repeat",
-    "alias.space": "view the source in its own memory space",
-    "triton.op.stock": "lower tle.memdesc_alias to a Gluon recipe (reinterpret + index)",
-    "triton.type.pow2": "use power-of-2 dims (only a leading buffer dim may be any size)",
-    "triton.type": "fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
-    "triton.reinterpret.same_size": "reinterpret to exactly the source's byte size",
-    "triton.reinterpret.no_subview": "reinterpret the parent descriptor, then take the subview",
-    "triton.reinterpret.fits": "reinterpret to at most the source view's byte size",
-    "triton.reinterpret.owned": "reinterpret only a contiguous part of a subview source",
-    "triton.reinterpret.mutability": "keep the source's mutability",
-    "triton.reinterpret": "reinterpret the whole parent descriptor",
-    "triton.index.encoding": "give the result the source's layout (a layout without the "
-    "leading buffer dim)",
-    "triton.index": "index a whole multi-buffered allocation; the result is shape[1:]",
-    "triton.subslice.bounds": "keep offset + size within the source in every dim",
-    "triton.subslice.start": "keep every offset below the source size",
-    "triton.subslice.tile": "use offsets that are multiples of the result size",
-    "triton.subslice.swizzle": "split along whole swizzle patterns (rows in multiples of "
-    "perPhase x maxPhase)",
-    "triton.subslice": "take a subslice with the source's layout, alloc shape and element type",
-}
 
 
 @dataclass
@@ -120,7 +94,8 @@ NOTICES: dict[str, tuple[str, str]] = {
     ),
     "lint.unread": (
         "View not judged",
-        "The op's types could not be read into a spec request.",
+        "The op's types, an attribute or a constant operand could not be read into a spec "
+        "request; views built on its result are not traced.",
     ),
 }
 
@@ -155,11 +130,8 @@ class Report:
 
 
 def _hint(rule_id: str) -> str:
-    best = ""
-    for prefix in HINTS:
-        if rule_id.startswith(prefix) and len(prefix) > len(best):
-            best = prefix
-    return HINTS[best] if best else rule(rule_id).prose
+    r = rule(rule_id)  # the catalogue keeps each rule's advice with the rule
+    return r.hint or r.prose
 
 
 def _fix(rule_id: str, op: Op, facts: dict[str, Any], profile: str) -> str:
@@ -181,8 +153,69 @@ def _escapes(place: Place, src: dict[str, Any], facts: dict[str, Any]) -> bool:
     if not place.size or not facts.get("off_int"):
         return False
     start = view_start(place, src) + int(facts["off"])
-    end = start + int(facts["res_elems"]) * ((int(facts["res_bits"]) + 7) // 8)
+    end = start + int(facts["res_elems"]) * elem_bytes(int(facts["res_bits"]))
     return start < 0 or end > place.size
+
+
+# Rules that compare the bytes a view covers with the bytes of its source.
+RANGE_PREFIX = "alias.range."
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where a view's bytes lie in its root allocation: bytes [start, start + span) hold every
+    element it covers (a strided subview covers only some of them)."""
+
+    start: int
+    span: int
+    size: int  # bytes of the allocation
+
+    @property
+    def escapes(self) -> bool:
+        return self.start < 0 or self.start + self.span > self.size
+
+
+def _span_elems(res: dict[str, Any], offsets: tuple[int, ...]) -> int | None:
+    """Elements from a view's first covered element to one past its last, in its alloc shape
+    (row-major); None when a dim is dynamic or the offsets do not match the alloc shape."""
+    shape = res["shape"]
+    alloc = res.get("alloc_shape") or shape
+    if any(d is None or d < 0 for d in [*shape, *alloc]) or len(offsets) != len(alloc):
+        return None
+    if len(alloc) < len(shape):
+        return None
+    dims = [1] * (len(alloc) - len(shape)) + [int(d) for d in shape]
+    if 0 in dims:
+        return 0
+    stride = [prod(int(a) for a in alloc[i + 1 :]) for i in range(len(alloc))]
+    return sum((d - 1) * s for d, s in zip(dims, stride, strict=True)) + 1
+
+
+def _landings(
+    op: Op, place: Place, src: dict[str, Any], res: dict[str, Any], consts: dict[str, int]
+) -> list[Landing] | None:
+    """Where the op's result lands in its root allocation, for one place of its source (one
+    landing per place the result can have: a runtime index has several); None when that is
+    not known (the allocation's size, or the result's position in it)."""
+    if place.size <= 0 or place.model is not None:
+        return None
+    out = []
+    for q in _next_places(op, place, src, res, consts, None):
+        span = _span_elems(res, q.offsets) if q.offsets is not None else None
+        if span is None:
+            return None
+        out.append(Landing(view_start(q, res), span * element_bytes(res), q.size))
+    return out
+
+
+def _landing_request(land: Landing) -> dict[str, Any]:
+    """The range question for a landed view as a spec request: its bytes as an alias of the
+    whole allocation's bytes (both read as i8: the range rules compare bytes only)."""
+    return {
+        "source": {"shape": [land.size], "dtype": "i8"},
+        "result": {"shape": [land.span], "dtype": "i8"},
+        "alias_offset_bytes": land.start,
+    }
 
 
 def _request(op: Op, src: dict[str, Any], res: dict[str, Any], place: Place, consts) -> dict:
@@ -348,6 +381,9 @@ class _Tracer:
     def _transfer_read(self, op: Op) -> Value | None:
         src, res = self.side(op)
         aliases = self.aliases
+        unread = _unread(op, self.fn)
+        if unread is not None:
+            return Untraced(f"the result of the {op.name} at line {op.line}, not read: {unread}")
         if op.name in ALLOC_OPS:
             model = _model(op, None, res, aliases)
             zeros = tuple(0 for _ in res.get("alloc_shape") or res["shape"])
@@ -443,8 +479,21 @@ def _unknown(op: Op, place: Place, model: str | None) -> frozenset[str]:
     return frozenset(out)
 
 
+def _unread(op: Op, fn: Function) -> str | None:
+    """Why an attribute or constant operand of the op could not be read (None: all read)."""
+    if "unread" in op.attrs:
+        return str(op.attrs["unread"])
+    if op.name == "ttg.memdesc_index" and len(op.operands) > 1:
+        return fn.unread.get(op.operands[1])
+    return None
+
+
 def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
     aliases = tracer.aliases
+    unread = _unread(op, tracer.fn)
+    if unread is not None:
+        report.notices.append(_notice(op, "lint.unread", f"not judged: {unread}"))
+        return
     src, res = tracer.side(op)
     if src is None:
         report.notices.append(_notice(op, "lint.unread", "has no source type; not judged"))
@@ -458,20 +507,42 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
         places = sorted(got, key=_order)
     report.views += 1
     model = _model(op, src, res, aliases)
+    consts = tracer.fn.constants
+    # A stock view op is one step of a chain (the frontend lowers one alias to several); what
+    # matters is where the chain lands, so its range rules are judged against its root
+    # allocation rather than its own source view. A tle.memdesc_alias is the user's alias
+    # itself: it must stay inside its source view (FlagTree's design), so it keeps its own.
+    by_root = op.name != "tle.memdesc_alias" and any(
+        r.id.startswith(RANGE_PREFIX) for r in rules_for(profile)
+    )
     found: dict[str, tuple[Violation, dict[str, Any], list[tuple[Place, bool]]]] = {}
+    landed: dict[int, list[Landing]] = {}  # view start -> where the result lands from there
     skipped: set[str] = set()
     for place in places:
         here = place.model or model
-        request = _request(op, src, res, place, tracer.fn.constants)
+        request = _request(op, src, res, place, consts)
         request["attributes"] = {k: v for k, v in aliases.items() if v.startswith("#")}
         parsed = parse_request(request)
         unknown = _unknown(op, place, here) | parsed.unknown
         violations, not_judged = judge_facts(parsed.facts, profile, unknown)
-        skipped.update(not_judged)
         escapes = here is None and _escapes(place, src, parsed.facts)
+        lands = _landings(op, place, src, res, consts) if by_root and here is None else None
+        if lands is not None:
+            landed[view_start(place, src)] = lands
+            violations = [v for v in violations if not v.rule.startswith(RANGE_PREFIX)]
+            not_judged = [r for r in not_judged if not r.startswith(RANGE_PREFIX)]
+            for land in lands:
+                got, left = judge_facts(parse_request(_landing_request(land)).facts, profile,
+                                        frozenset())  # fmt: skip
+                violations += [v for v in got if v.rule.startswith(RANGE_PREFIX)]
+                not_judged += [r for r in left if r.startswith(RANGE_PREFIX)]
+            escapes = any(land.escapes for land in lands)
+        skipped.update(not_judged)
         for v in violations:
             first, facts, at = found.get(v.rule, (v, parsed.facts, []))
-            found[v.rule] = (first, facts, [*at, (place, escapes)])
+            if (place, escapes) not in at:
+                at = [*at, (place, escapes)]
+            found[v.rule] = (first, facts, at)
     for rule_id, (v, facts, at) in found.items():
         escapes = any(esc for _, esc in at)
         report.findings.append(
@@ -488,7 +559,9 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
                 level=("error" if escapes else "warning")
                 if rule_id.startswith("alias.range")
                 else "error",
-                context=_context(src_name, src, places, at),
+                context=_context(
+                    src_name, src, places, at, landed if rule_id.startswith(RANGE_PREFIX) else {}
+                ),  # fmt: skip
             )
         )
     why = places[0].why
@@ -508,10 +581,34 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
 
 
 def _context(
-    name: str, src: dict[str, Any], places: list[Place], at: list[tuple[Place, bool]]
+    name: str,
+    src: dict[str, Any],
+    places: list[Place],
+    at: list[tuple[Place, bool]],
+    landed: dict[int, list[Landing]],
 ) -> str | None:
     """Where the source can be, when that matters: it can be at several places and the rule
-    fails at some of them only, or the view leaves the allocation from some of them."""
+    fails at some of them only, or the view leaves the allocation from some of them; and,
+    for a view judged by where it lands, the bytes it covers in its allocation."""
+    out = _places_context(name, src, places, at)
+    failed = {view_start(p, src) for p, _ in at}
+    spans = sorted(
+        {(land.start, land.start + land.span, land.size)
+         for start, lands in landed.items() if start in failed for land in lands
+         if land.escapes}
+    )  # fmt: skip
+    if spans:
+        root = shown(places[0].root)
+        covers = ", ".join(f"[{a}, {b})" for a, b, _ in spans)
+        where = "its own type's allocation" if root == "?" else root
+        text = f"the view covers bytes {covers} of {where} ({spans[0][2]} bytes)"
+        out = f"{out}; {text}" if out else text
+    return out
+
+
+def _places_context(
+    name: str, src: dict[str, Any], places: list[Place], at: list[tuple[Place, bool]]
+) -> str | None:
     if len(places) < 2:
         return None
     starts = sorted({view_start(p, src) for p in places})
@@ -520,7 +617,7 @@ def _context(
     if fails == starts and not leaves:
         return None
     out = f"source {shown(name)} can start at byte {_list(starts)} of {shown(places[0].root)}"
-    if fails != starts:
+    if fails != starts and fails != leaves:
         out += f"; the rule fails at byte {_list(fails)}"
     if leaves:
         out += f"; from byte {_list(leaves)} the view leaves the allocation"

@@ -18,6 +18,7 @@ from math import prod
 from typing import Any
 
 from alias_spec.model.dtypes import DTYPE_BITS
+from alias_spec.model.facts import elem_bytes
 from alias_spec.model.layouts import Layout, parse_layout
 from alias_spec.model.triton_facts import SharedLayout, shared_layout
 
@@ -41,25 +42,99 @@ JUDGED = {
     "tle.memdesc_alias",
 }
 _FUNC = re.compile(r"^\s*(?:tt\.func|func\.func|llvm\.func)\b")
-_ALIAS_DEF = re.compile(r"^\s*(#[\w.$-]+)\s*=\s*(.+?)\s*$")
-_DEF = re.compile(
-    r'^(?P<indent>\s*)(?P<res>%[\w.$-]+)(?::\d+)?\s*=\s*(?P<q>"?)(?P<op>[\w.]+)(?P=q)(?P<rest>.*)$',
-    re.S,
-)
+# Greedy value, stripped afterwards: a lazy value followed by \s*$ is quadratic on long blanks.
+_ALIAS_DEF = re.compile(r"^\s*(#[\w.$-]+)\s*=\s*(.+)$")
 _RESULTS = re.compile(
     r'^\s*(?P<res>%[\w.$-]+(?::\d+)?(?:\s*,\s*%[\w.$-]+(?::\d+)?)*)\s*=\s*"?(?P<op>[\w.]+)'
 )
 _BARE_OP = re.compile(r'^\s*"?(?P<op>[a-z_]\w*\.[\w.]+)"?')
-_CONST = re.compile(r"arith\.constant\s+(-?\d+)\s*:\s*(?:i\d+|index)")
-_LOC_REF = re.compile(r"loc\((#[\w.$-]+)\)\s*$")
+# An integer constant, pretty (``arith.constant 3 : i32``) or generic
+# (``"arith.constant"() <{value = 3 : i32}> : () -> i32``): the literal token and its type.
+_CONST = re.compile(
+    r"arith\.constant\b(?:[^=]*?\bvalue\s*=)?\s*(-?\s*[\w.+-]+)(?:\s*:\s*([\w.]+))?"
+)
 _NAME = r"%[\w.$-]+(?:#\d+)?"
 _ARG_DECL = re.compile(r"(%[\w.$-]+)\s*:")
-_LABEL = re.compile(r"^\s*\^([\w.$-]+)\s*(\(.*\))?\s*:\s*(?:loc\(.*\))?\s*$")
+_LABEL_HEAD = re.compile(r"^\s*\^([\w.$-]+)")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+# Bounds no real dump comes near; past them the text is rejected (exit 2), so that reading stays
+# linear (a name lookup walks the open regions) and memory stays bounded.
+MAX_DEPTH = 256  # nested regions
+MAX_RESULTS = 4096  # results of one op (``%r:N``)
+# Integer types whose width a literal is checked against (MLIR's default attribute type is i64).
+_INT_TYPE = re.compile(r"(?:[su]?i)(\d+)|index")
+_DECIMAL = re.compile(r"[0-9]+")
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
 
 
 class MlirError(ValueError):
     """Text that is not an MLIR module this reader understands."""
+
+
+class LiteralError(ValueError):
+    """An integer literal this reader cannot read as MLIR reads it."""
+
+
+def parse_int(token: str, type_name: str | None = None) -> int:
+    """An MLIR integer literal (``decimal-literal`` or ``0x`` ``hexadecimal-literal``, after an
+    optional ``-``) as the value its type holds: checked against the type's width (i64 when no
+    type is given, as for an untyped integer attribute) and read as a two's complement signed
+    value, the way a signless index or offset is used. Raises LiteralError otherwise."""
+    text = token.strip()
+    negative = text.startswith("-")
+    body = text[1:].lstrip() if negative else text
+    m = _INT_TYPE.fullmatch(type_name.strip()) if type_name is not None else None
+    if type_name is not None and m is None:
+        raise LiteralError(f"integer literal {_short(token)} has non-integer type {type_name!r}")
+    width = 64 if m is None or m.group(1) is None else int(m.group(1))
+    if width < 1 or width > 1024:
+        raise LiteralError(f"integer type width {width} of {_short(token)} is not supported")
+    if _HEX.fullmatch(body):
+        digits = body[2:].lstrip("0")
+        if len(digits) * 4 > width + 4:
+            raise LiteralError(f"integer literal {_short(token)} does not fit in i{width}")
+        value = int(digits or "0", 16)
+    elif _DECIMAL.fullmatch(body):
+        digits = body.lstrip("0")
+        if len(digits) > width // 3 + 2:  # 2**width has at most width / 3.32 + 1 digits
+            raise LiteralError(f"integer literal {_short(token)} does not fit in i{width}")
+        value = int(digits or "0")
+    else:
+        raise LiteralError(f"{_short(token)} is not an MLIR integer literal")
+    value = -value if negative else value
+    # MLIR accepts a signless value that fits the width either as unsigned or as signed.
+    if not -(1 << (width - 1)) <= value < (1 << width):
+        raise LiteralError(f"integer literal {_short(token)} does not fit in i{width}")
+    return value - (1 << width) if value >= 1 << (width - 1) else value
+
+
+def _short(token: str) -> str:
+    token = token.strip()
+    return repr(token if len(token) <= 24 else token[:20] + "...")
+
+
+def strip_comment(line: str) -> str:
+    """The line without its ``//`` comment (one outside a string literal)."""
+    if "//" not in line:
+        return line
+    in_str = False
+    i = 0
+    n = len(line)
+    while i < n:
+        ch = line[i]
+        if in_str:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == "/" and line.startswith("//", i):
+            return line[:i]
+        i += 1
+    return line
 
 
 @dataclass
@@ -74,6 +149,7 @@ class Op:
     res_type: str | None
     attrs: dict[str, Any]
     loc: str | None  # "file:line:col" from the op's location, if any
+    loc_raw: str | None = None  # the location as written (resolved once all aliases are read)
 
 
 @dataclass(frozen=True)
@@ -100,6 +176,8 @@ class Function:
     name: str
     ops: list[Op] = field(default_factory=list)
     constants: dict[str, int] = field(default_factory=dict)  # SSA name -> integer value
+    # SSA name -> why its constant value could not be read (a literal MLIR reads, this not)
+    unread: dict[str, str] = field(default_factory=dict)
     bindings: list[Binding] = field(default_factory=list)
     defs: dict[str, str] = field(default_factory=dict)  # SSA name -> what defines it
 
@@ -116,79 +194,99 @@ def shown(name: str) -> str:
     return name.split("@", 1)[0]
 
 
-def _balance(text: str) -> int:
-    depth = 0
-    in_str = False
-    for ch in text:
-        if ch == '"':
-            in_str = not in_str
-        elif not in_str:
-            if ch in "<([{":
-                depth += 1
-            elif ch in ">)]}":
-                depth -= 1
-    return depth
-
-
 def _strip_arrow(text: str) -> str:
     # "->" would count as a closing ">".
     return text.replace("->", "  ")
 
 
-def memdesc_types(text: str) -> list[str]:
-    """Every ``!ttg.memdesc<...>`` in the text, in order (brackets matched)."""
-    out = []
-    for m in re.finditer(r"!ttg\.memdesc<", text):
-        depth, i = 0, m.start() + len("!ttg.memdesc")
-        body = _strip_arrow(text)
-        while i < len(text):
-            if body[i] == "<":
-                depth += 1
-            elif body[i] == ">":
-                depth -= 1
-                if depth == 0:
-                    out.append(text[m.start() : i + 1])
-                    break
-            i += 1
+def _matching(text: str, open_ch: str, close_ch: str) -> dict[int, int]:
+    """Position of each opening bracket -> position of its closing one (one linear pass;
+    brackets left open have no entry)."""
+    out: dict[int, int] = {}
+    stack: list[int] = []
+    for i, ch in enumerate(text):
+        if ch == open_ch:
+            stack.append(i)
+        elif ch == close_ch and stack:
+            out[stack.pop()] = i
     return out
 
 
-def _loc_text(value: str, locs: dict[str, str], depth: int = 0) -> str | None:
-    """Resolve a location to "file:line:col" (following aliases and names)."""
+def memdesc_types(text: str) -> list[str]:
+    """Every ``!ttg.memdesc<...>`` in the text, in order (brackets matched)."""
+    if "!ttg.memdesc<" not in text:
+        return []
+    close = _matching(_strip_arrow(text), "<", ">")
+    out = []
+    for m in re.finditer(r"!ttg\.memdesc<", text):
+        end = close.get(m.end() - 1)
+        if end is not None:
+            out.append(text[m.start() : end + 1])
+    return out
+
+
+def _loc_text(
+    value: str, locs: dict[str, str], depth: int = 0, seen: dict[str, str | None] | None = None
+) -> str | None:
+    """Resolve a location to "file:line:col" (following aliases and names). Each alias is
+    resolved once (``seen``), so locations that fan out to the same aliases stay linear."""
+    seen = {} if seen is None else seen
     if depth > 20:
         return None
     value = value.strip()
     if value in locs:
-        return _loc_text(locs[value], locs, depth + 1)
+        if value not in seen:
+            seen[value] = None  # a cycle reads as unresolved
+            seen[value] = _loc_text(locs[value], locs, depth + 1, seen)
+        return seen[value]
     m = re.search(r'"([^"]+)":(\d+):(\d+)', value)
     if m:
         return f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
-    inner = re.findall(r"#[\w.$-]+", value)
-    for ref in inner:
-        got = _loc_text(ref, locs, depth + 1)
+    for ref in dict.fromkeys(re.findall(r"#[\w.$-]+", value)):
+        got = _loc_text(ref, locs, depth + 1, seen)
         if got:
             return got
     return None
 
 
+# Attribute values as raw tokens, read by parse_int afterwards (so that a literal the reader
+# does not expect is reported, never half-read: "0x10" is not "0").
+_OFFSET_BYTES = re.compile(r"\boffset_bytes\s*=\s*([^\s,:}>]+)(?:\s*:\s*([\w.]+))?")
+_ARRAY = {key: re.compile(rf"\b{key}\s*=\s*array<\s*([\w.]+)\s*(?::([^<>=]*))?>")
+          for key in ("offsets", "order")}  # fmt: skip
+_BRACKET_OFFSETS = re.compile(r"%[\w.$-]+(?:#\d+)?\s*\[([^\]%]*)\]")
+
+
+def _int_list(text: str, type_name: str | None, what: str) -> list[int]:
+    parts = [p for p in (x.strip() for x in text.split(",")) if p]
+    try:
+        return [parse_int(p, type_name) for p in parts]
+    except LiteralError as exc:
+        raise LiteralError(f"{what}: {exc}") from None
+
+
 def _attrs(op: str, rest: str) -> tuple[dict[str, Any], list[str]]:
-    """Offsets, offset_bytes and operands of one statement (pretty or generic form)."""
+    """Offsets, offset_bytes and operands of one statement (pretty or generic form). A value
+    that cannot be read is kept as ``attrs["unread"]``, the reason."""
     head = rest.split(" : ", 1)[0]
     attrs: dict[str, Any] = {}
-    m = re.search(r"offset_bytes\s*=\s*(-?\d+)", rest)
-    if m:
-        attrs["offset_bytes"] = int(m.group(1))
-    m = re.search(r"offsets\s*=\s*array<i32:\s*([-\d,\s]*)>", rest)
-    if m:
-        attrs["offsets"] = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
-    m = re.search(r"order\s*=\s*array<i32:\s*([-\d,\s]*)>", rest)
-    if m:
-        attrs["order"] = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
-    operands = re.findall(r"%[\w.$-]+(?:#\d+)?", head)
-    if op == "ttg.memdesc_subslice" and "offsets" not in attrs:
-        m = re.search(r"%[\w.$-]+(?:#\d+)?\s*\[([-\d,\s]*)\]", head)
+    try:
+        m = _OFFSET_BYTES.search(rest)
         if m:
-            attrs["offsets"] = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+            attrs["offset_bytes"] = parse_int(m.group(1), m.group(2))
+        for key, pattern in _ARRAY.items():
+            m = pattern.search(rest)
+            if m:
+                attrs[key] = _int_list(m.group(2) or "", m.group(1), key)
+        if op == "ttg.memdesc_subslice" and "offsets" not in attrs:
+            m = _BRACKET_OFFSETS.search(head)
+            if m:
+                attrs["offsets"] = _int_list(m.group(1), "i32", "offsets")
+    except LiteralError as exc:
+        attrs["unread"] = str(exc)
+    if op == "ttg.memdesc_subslice" and "offsets" not in attrs and "unread" not in attrs:
+        attrs["unread"] = "no offsets found"
+    operands = re.findall(r"%[\w.$-]+(?:#\d+)?", head)
     return attrs, operands
 
 
@@ -209,20 +307,14 @@ def _top_operands(text: str) -> list[str]:
     return _names(text)
 
 
-def _paren_after(text: str, start: int) -> str | None:
-    """The text inside the parenthesis group that opens at or after ``start``."""
+def _paren_after(text: str, start: int, close: dict[int, int] | None = None) -> str | None:
+    """The text inside the parenthesis group that opens at or after ``start`` (``close``: the
+    text's matching parentheses, for callers that ask many times)."""
     i = text.find("(", start)
     if i < 0:
         return None
-    depth = 0
-    for j in range(i, len(text)):
-        if text[j] == "(":
-            depth += 1
-        elif text[j] == ")":
-            depth -= 1
-            if depth == 0:
-                return text[i + 1 : j]
-    return None
+    j = (close if close is not None else _matching(text, "(", ")")).get(i)
+    return None if j is None else text[i + 1 : j]
 
 
 def _results(res: str) -> list[str]:
@@ -230,7 +322,12 @@ def _results(res: str) -> list[str]:
     out: list[str] = []
     for part in (p.strip() for p in res.split(",")):
         name, _, count = part.partition(":")
-        out += [f"{name}#{k}" for k in range(int(count))] if count else [name]
+        n = int(count) if count and len(count) <= 6 else (0 if not count else MAX_RESULTS + 1)
+        if n > MAX_RESULTS:
+            raise MlirError(f"result group {name}:{count[:12]} has more than {MAX_RESULTS} results")
+        out += [f"{name}#{k}" for k in range(n)] if count else [name]
+    if len(out) > MAX_RESULTS:
+        raise MlirError(f"an op with more than {MAX_RESULTS} results")
     return out
 
 
@@ -316,12 +413,15 @@ class _Reader:
         fn = self.fn
         for c in self.ctrls:
             fn.bindings += _bind(c)
+        to: dict[tuple[int, str], list[tuple[list[str], int]]] = {}
+        for bkey, blabel, ops, bline in self.branches:
+            to.setdefault((bkey, blabel), []).append((ops, bline))
         for (key, label), (args, line) in self.labels.items():
             for i, arg in enumerate(args):
                 got = [
                     Incoming(ops[i], f"operand of the branch to ^{label}", bline)
-                    for bkey, blabel, ops, bline in self.branches
-                    if bkey == key and blabel == label and i < len(ops)
+                    for ops, bline in to.get((key, label), [])
+                    if i < len(ops)
                 ]
                 if got:
                     fn.bindings.append(
@@ -338,6 +438,8 @@ class _Reader:
         return frame
 
     def push(self, ctrl: _Ctrl | None, stmt: str, func: bool = False) -> None:
+        if len(self.frames) >= MAX_DEPTH:
+            raise MlirError(f"regions nested more than {MAX_DEPTH} deep")
         self.regions += 1
         partition = ctrl is not None and ctrl.kind == _WS and len(ctrl.regions) >= 1
         frame = _Frame(ctrl, "" if func else f"r{self.regions}", func, func or partition)
@@ -407,19 +509,22 @@ class _Reader:
         names = [self.use(n) for n in _top_operands(rest)]
         self.frames[-1].ctrl.regions[-1].exits.append((op, names, line_no))
 
-    def label(self, m: re.Match[str], line_no: int) -> None:
-        args = [self.define(n) for n in _ARG_DECL.findall(m.group(2) or "")]
+    def label(self, name: str, arg_text: str, line_no: int) -> None:
+        args = [self.define(n) for n in _ARG_DECL.findall(arg_text)]
+        if len(args) > MAX_RESULTS:
+            raise MlirError(f"block ^{name} has more than {MAX_RESULTS} arguments")
         frame = self.frames[-1] if self.frames else None
         if frame is not None and frame.ctrl is not None and not frame.seen_op:
             frame.ctrl.regions[-1].args = args  # the region's entry block
         for a in args:
-            self.fn.defs.setdefault(a, f"an argument of block ^{m.group(1)} (line {line_no})")
-        self.labels[(self.frame_key(), m.group(1))] = (args, line_no)
+            self.fn.defs.setdefault(a, f"an argument of block ^{name} (line {line_no})")
+        self.labels[(self.frame_key(), name)] = (args, line_no)
 
     def branch(self, stmt: str, line_no: int) -> None:
-        for m in re.finditer(r"\^([\w.$-]+)", stmt):
-            opens = stmt[m.end() :].lstrip().startswith("(")
-            inner = _paren_after(stmt, m.end()) if opens else None
+        close = _matching(stmt, "(", ")")
+        for m in re.finditer(r"\^([\w.$-]+)\s*", stmt):
+            opens = stmt.startswith("(", m.end())
+            inner = _paren_after(stmt, m.end(), close) if opens else None
             ops = [self.use(n) for n in _top_operands(inner)] if inner else []
             self.branches.append((self.frame_key(), m.group(1), ops, line_no))
 
@@ -512,29 +617,86 @@ def _bind(c: _Ctrl) -> list[Binding]:
     return out
 
 
+def _label(line: str) -> tuple[str, str] | None:
+    """A block label line ``^bb1(%a: T, ...):`` (with an optional location): its name and the
+    text of its argument list; None for any other line."""
+    m = _LABEL_HEAD.match(line)
+    if not m:
+        return None
+    rest = line[m.end() :].lstrip()
+    args = ""
+    if rest.startswith("("):
+        j = _matching(rest, "(", ")").get(0)
+        if j is None:
+            return None
+        args, rest = rest[1:j], rest[j + 1 :].lstrip()
+    if not rest.startswith(":"):
+        return None
+    rest = rest[1:].strip()
+    if rest and not (rest.startswith("loc(") and rest.endswith(")")):
+        return None
+    return m.group(1), args
+
+
+def _scan(text: str, depth: int, in_str: bool) -> tuple[int, bool]:
+    """Bracket depth and string state after ``text`` (``->`` is not a closing ``>``)."""
+    return _balance_from(_strip_arrow(text), depth, in_str)
+
+
+def _balance_from(text: str, depth: int, in_str: bool) -> tuple[int, bool]:
+    for ch in text:
+        if ch == '"':
+            in_str = not in_str
+        elif not in_str:
+            if ch in "<([{":
+                depth += 1
+            elif ch in ">)]}":
+                depth -= 1
+    return depth, in_str
+
+
+_JOINED = VIEW_OPS | ALLOC_OPS
+
+
+def _loc_of(stmt: str) -> str | None:
+    """The statement's trailing location as written: an alias (``#loc3``) or inline text."""
+    stmt = stmt.rstrip()
+    if not stmt.endswith(")"):
+        return None
+    i = stmt.rfind("loc(")
+    if i < 0:
+        return None
+    inner = stmt[i + 4 : -1].strip()
+    return inner or None
+
+
 def read_module(text: str) -> Module:
     if "\x00" in text:
         raise MlirError("binary input, not MLIR text")
-    lines = text.splitlines()
+    # MLIR counts lines by "\n" only (str.splitlines would also split at form feeds, ...).
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
     r = _Reader()
     i = 0
     while i < len(lines):
-        line = lines[i]
+        line = strip_comment(lines[i])
         start = i
+        if not line.strip():
+            i += 1
+            continue
         if re.match(r"^\s*(module|builtin\.module)\b", line) or _FUNC.match(line):
             r.saw_module = True
         m = _ALIAS_DEF.match(line)
         if m and not line.lstrip().startswith("%"):
-            name, value = m.group(1), m.group(2)
+            name, value = m.group(1), m.group(2).strip()
             if value.startswith("loc("):
                 r.locs[name] = value
             else:
                 r.aliases[name] = value
             i += 1
             continue
-        lm = _LABEL.match(line)
-        if lm:
-            r.label(lm, i + 1)
+        lab = _label(line)
+        if lab:
+            r.label(lab[0], lab[1], i + 1)
             i += 1
             continue
         is_func = bool(_FUNC.match(line))
@@ -544,16 +706,20 @@ def read_module(text: str) -> Module:
         dm = _RESULTS.match(line)
         bm = None if dm else _BARE_OP.match(line)
         op = dm.group("op") if dm else (bm.group("op") if bm else "")
-        stmt = line
+        parts = [line]
         # A view statement continues while brackets are open or it ends mid-signature (other
-        # ops may open a region here: they are not joined).
-        while (
-            op in VIEW_OPS | ALLOC_OPS
-            and i + 1 < len(lines)
-            and (_balance(_strip_arrow(stmt)) > 0 or re.search(r"(:|->|,)\s*$", stmt))
-        ):
-            i += 1
-            stmt += " " + lines[i].strip()
+        # ops may open a region here: they are not joined). The depth is kept line by line so
+        # that a statement that never closes costs its length once.
+        if op in _JOINED:
+            depth, in_str = _scan(line, 0, False)
+            tail = line.rstrip()
+            while i + 1 < len(lines) and (depth > 0 or tail.endswith((":", "->", ","))):
+                i += 1
+                piece = strip_comment(lines[i]).strip()
+                parts.append(piece)
+                depth, in_str = _scan(piece, depth, in_str)
+                tail = piece or tail
+        stmt = " ".join(parts)
         i += 1
         line_no = start + 1
         if r.frames:
@@ -566,7 +732,7 @@ def read_module(text: str) -> Module:
             r.branch(stmt, line_no)  # cf.br, cf.cond_br, cf.switch: block arguments
         operands: list[str] = []
         attrs: dict[str, Any] = {}
-        if op in VIEW_OPS or op in ALLOC_OPS:
+        if op in _JOINED:
             attrs, raw = _attrs(op, stmt[stmt.index(op) + len(op) :])
             operands = [r.use(o) for o in raw]
         results = [r.define(n) for n in _results(dm.group("res"))] if dm else []
@@ -578,25 +744,28 @@ def read_module(text: str) -> Module:
         if op and op != _WS:
             r.pending = None
         if op == "arith.constant" and results:
-            cm = _CONST.search(stmt)
-            if cm:
-                r.fn.constants[results[0]] = int(cm.group(1))
+            _constant(r.fn, results[0], stmt, line_no)
             continue
-        if (op not in VIEW_OPS and op not in ALLOC_OPS) or not results:
+        if op not in _JOINED or not results:
             continue
         types = memdesc_types(stmt)
         res_type = types[-1] if types else None
         src_type = types[0] if len(types) >= 2 else None
-        lm2 = _LOC_REF.search(stmt)
-        inline = re.search(r'loc\((".*)\)\s*$', stmt)
-        loc = (
-            _loc_text(lm2.group(1), r.locs)
-            if lm2
-            else (_loc_text(inline.group(1), r.locs) if inline else None)
-        )
         col = line.index(op) + 1
         r.fn.ops.append(
-            Op(op, results[0], line_no, col, stmt, operands, src_type, res_type, attrs, loc)
+            Op(
+                op,
+                results[0],
+                line_no,
+                col,
+                stmt,
+                operands,
+                src_type,
+                res_type,
+                attrs,
+                None,
+                _loc_of(stmt),
+            )  # fmt: skip
         )
     while r.frames:
         r.pop()
@@ -605,13 +774,26 @@ def read_module(text: str) -> Module:
     functions = [f for f in r.functions if f.ops]
     if not r.saw_module and not functions:
         raise MlirError("no module, function or memdesc op found")
-    # Location aliases are usually defined after their uses: resolve once all are known.
+    # Location aliases are usually defined after their uses: resolve once all are known, each
+    # alias once for the whole module.
+    seen: dict[str, str | None] = {}
     for f in functions:
         for o in f.ops:
-            lm2 = _LOC_REF.search(o.text)
-            if o.loc is None and lm2:
-                o.loc = _loc_text(lm2.group(1), r.locs)
+            if o.loc_raw is not None:
+                o.loc = _loc_text(o.loc_raw, r.locs, 0, seen)
     return Module(r.aliases, functions, r.locs)
+
+
+def _constant(fn: Function, name: str, stmt: str, line_no: int) -> None:
+    """Record an integer constant's value, or why it cannot be read."""
+    cm = _CONST.search(stmt)
+    if cm is None:
+        fn.unread[name] = f"the arith.constant at line {line_no} has no value this reader finds"
+        return
+    try:
+        fn.constants[name] = parse_int(cm.group(1), cm.group(2))
+    except LiteralError as exc:
+        fn.unread[name] = f"the arith.constant at line {line_no}: {exc}"
 
 
 # --- places ---------------------------------------------------------------------------------
@@ -653,8 +835,7 @@ def memdesc_side(text: str, aliases: dict[str, str]) -> dict[str, Any]:
 
 
 def element_bytes(side: dict[str, Any]) -> int:
-    bits = DTYPE_BITS.get(str(side["dtype"]), 0)
-    return (bits + 7) // 8
+    return elem_bytes(DTYPE_BITS.get(str(side["dtype"]), 0))
 
 
 def layout_of(side: dict[str, Any], aliases: dict[str, str]) -> tuple[Layout | None, SharedLayout]:

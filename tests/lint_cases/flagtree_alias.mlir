@@ -22,3 +22,14 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+// EXPECT: safe: alias.range.fits @ 16
+// EXPECT: safe: alias.range.physical @ 16
+// EXPECT: safe: alias.base.aligned @ 19
+// EXPECT: safe: alias.range.fits @ 21
+// EXPECT: safe: alias.range.physical @ 21
+// EXPECT: flagtree: alias.range.fits @ 16
+// EXPECT: flagtree: alias.range.fits @ 21
+// EXPECT: triton-3.6, triton-3.7, triton-3.8, triton-3.9: triton.op.stock @ 11
+// EXPECT: triton-3.6, triton-3.7, triton-3.8, triton-3.9: triton.op.stock @ 16
+// EXPECT: triton-3.6, triton-3.7, triton-3.8, triton-3.9: triton.op.stock @ 19
+// EXPECT: triton-3.6, triton-3.7, triton-3.8, triton-3.9: triton.op.stock @ 21

@@ -74,6 +74,34 @@ def tle_alias_lit(x_ptr, out_ptr):
 
 
 @gluon.jit
+def tle_alias_granule(x_ptr, out_ptr):
+    # The task's accepted alias: 64x64 bf16 source, 32x64 bf16 alias at byte 1024. 1024 is not
+    # a multiple of the alias's 4096 bytes, so Triton 3.6 gets the "granule" recipe: the source
+    # as int8 [2, 1024], index 1, reinterpret. The last reinterpret is larger than the 1024-byte
+    # index view it starts from, yet the chain lands on bytes [1024, 5120) of 8192.
+    B: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+    src = tle.gpu.alloc([64, 64], gl.bfloat16, layout=PLAIN)
+    src.store(_load(x_ptr, 64, 64, B))
+    view = tle.gpu.alloc([32, 64], gl.bfloat16, layout=PLAIN, alias=src, alias_offset_bytes=1024)
+    gl.thread_barrier()
+    _store(out_ptr, view.load(B), 32, 64, B)
+
+
+@gluon.jit
+def granule_overflow(x_ptr, out_ptr):
+    # BUG: the granule recipe's op chain, hand-written with the wrong index: the 8192-byte
+    # source as int8 [8, 1024], index 6, reinterpreted as 32x64 bf16 (4096 bytes). The chain
+    # lands on bytes [6144, 10240): 2048 bytes past the allocation. Triton 3.6 compiles it.
+    B: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+    src = gl.allocate_shared_memory(gl.bfloat16, [64, 64], PLAIN)
+    src.store(_load(x_ptr, 64, 64, B))
+    rows = src._reinterpret(gl.int8, [8, 1024], PLAIN1).index(6)
+    view = rows._reinterpret(gl.bfloat16, [32, 64], PLAIN)
+    gl.thread_barrier()
+    _store(out_ptr, view.load(B), 32, 64, B)
+
+
+@gluon.jit
 def pipelined(x_ptr, out_ptr, n):
     # Double buffering: a runtime memdesc_index inside a loop.
     B: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
@@ -235,6 +263,8 @@ KERNELS = {
     "tle_alias_view": (tle_alias_view, {"x_ptr": "*fp16", "out_ptr": "*fp16"}),
     "tle_alias_rows": (tle_alias_rows, {"x_ptr": "*fp16", "out_ptr": "*fp16"}),
     "tle_alias_lit": (tle_alias_lit, {"x_ptr": "*bf16", "out_ptr": "*bf16"}),
+    "tle_alias_granule": (tle_alias_granule, {"x_ptr": "*bf16", "out_ptr": "*bf16"}),
+    "granule_overflow": (granule_overflow, {"x_ptr": "*bf16", "out_ptr": "*bf16"}),
     "pipelined": (pipelined, {"x_ptr": "*fp16", "out_ptr": "*fp32", "n": "i32"}),
     "views": (views, {"x_ptr": "*fp16", "out_ptr": "*fp16"}),
     "reinterpret_overflow": (reinterpret_overflow, {"x_ptr": "*fp16", "out_ptr": "*fp16"}),

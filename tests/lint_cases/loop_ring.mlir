@@ -41,3 +41,9 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+// EXPECT: safe: alias.range.fits @ 35
+// EXPECT: safe: alias.range.physical @ 35
+// EXPECT: flagtree: alias.range.fits @ 35
+// EXPECT: triton-3.6, triton-3.7: clean
+// EXPECT: triton-3.8: triton.reinterpret.same_size @ 35
+// EXPECT: triton-3.9: triton.reinterpret.fits @ 35

@@ -26,3 +26,5 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+// EXPECT: *: lint.untraced @ 13
+// EXPECT: *: lint.untraced @ 23

@@ -32,3 +32,16 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+// EXPECT: *: lint.untraced @ 28
+// EXPECT: *: lint.untraced @ 29
+// EXPECT: safe: alias.range.fits @ 29
+// EXPECT: safe: alias.range.physical @ 29
+// EXPECT: flagtree: alias.range.fits @ 29
+// EXPECT: triton-3.8: triton.reinterpret.no_subview @ 17
+// EXPECT: triton-3.8: triton.reinterpret.same_size @ 17
+// EXPECT: triton-3.8: triton.reinterpret.no_subview @ 29
+// EXPECT: triton-3.8: triton.reinterpret.same_size @ 29
+// EXPECT: triton-3.9: triton.reinterpret.fits @ 17
+// EXPECT: triton-3.9: triton.reinterpret.owned @ 17
+// EXPECT: triton-3.9: triton.reinterpret.fits @ 29
+// EXPECT: triton-3.9: triton.reinterpret.owned @ 29

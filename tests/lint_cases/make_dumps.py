@@ -8,7 +8,8 @@ Another release's interpreter (a virtual environment with only that Triton) writ
 kernels compile on every release, e.g. ``v39/bin/python make_dumps.py triton_pipelined``.
 
 Location paths in the dumps are rewritten relative to the repository, so the committed files
-do not depend on where they were made.
+do not depend on where they were made. A dump's ``// EXPECT:`` lines (its expected lint
+results) are kept at its end.
 """
 
 from __future__ import annotations
@@ -65,7 +66,12 @@ def main(names: list[str]) -> int:
             options={"num_warps": 4},
         )  # fmt: skip
         out = HERE / f"{name}{SUFFIX}.ttgir"
-        out.write_text(relative_locations(compiled.asm["ttgir"]))
+        # The expected lint results (``// EXPECT:`` lines, see tests/test_lint_expect.py) stay
+        # at the end of the file, after the new dump: check their line numbers against it.
+        expect = [ln for ln in (out.read_text().splitlines() if out.exists() else [])
+                  if ln.startswith("// EXPECT:")]  # fmt: skip
+        text = relative_locations(compiled.asm["ttgir"])
+        out.write_text(text + "".join(f"{ln}\n" for ln in expect))
         print(f"wrote {out.name} (shared {compiled.metadata.shared} bytes)")
     return 0
 

@@ -39,3 +39,22 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+// EXPECT: *: lint.untraced @ 38
+// EXPECT: safe: alias.range.fits @ 17
+// EXPECT: safe: alias.range.physical @ 17
+// EXPECT: safe: alias.mutability @ 22
+// EXPECT: safe: alias.range.fits @ 38
+// EXPECT: safe: alias.range.physical @ 38
+// EXPECT: flagtree: alias.range.fits @ 17
+// EXPECT: flagtree: alias.mutability @ 22
+// EXPECT: flagtree: alias.range.fits @ 38
+// EXPECT: triton-3.6, triton-3.7: triton.subslice.swizzle @ 33
+// EXPECT: triton-3.8: triton.reinterpret.no_subview @ 12
+// EXPECT: triton-3.8: triton.subslice.start @ 17
+// EXPECT: triton-3.8: triton.reinterpret.mutability @ 22
+// EXPECT: triton-3.8: triton.reinterpret.no_subview @ 28
+// EXPECT: triton-3.8: triton.subslice.swizzle @ 33
+// EXPECT: triton-3.9: triton.subslice.bounds @ 17
+// EXPECT: triton-3.9: triton.reinterpret.mutability @ 22
+// EXPECT: triton-3.9: triton.reinterpret.owned @ 28
+// EXPECT: triton-3.9: triton.subslice.swizzle @ 33

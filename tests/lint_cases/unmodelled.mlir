@@ -39,3 +39,18 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+// EXPECT: *: lint.unmodelled @ 20
+// EXPECT: *: lint.unmodelled @ 21
+// EXPECT: *: lint.unmodelled @ 22
+// EXPECT: *: lint.unmodelled @ 24
+// EXPECT: *: lint.unmodelled @ 29
+// EXPECT: *: lint.unmodelled @ 35
+// EXPECT: *: lint.unmodelled @ 36
+// EXPECT: *: lint.unmodelled @ 37
+// EXPECT: *: lint.unmodelled @ 38
+// EXPECT: safe, flagtree: alias.mutability @ 24
+// EXPECT: safe, flagtree: alias.space.match @ 37
+// EXPECT: safe, flagtree: alias.scope.smem @ 38
+// EXPECT: triton-3.6, triton-3.7, triton-3.8, triton-3.9: triton.op.stock @ 38
+// EXPECT: triton-3.8, triton-3.9: triton.reinterpret.mutability @ 24
+// EXPECT: triton-3.8, triton-3.9: triton.reinterpret.space @ 37
