@@ -3,52 +3,103 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import IO, Any
 
+from alias_spec.engines import registry
+from alias_spec.engines.registry import NAMES as ENGINES
 from alias_spec.model.catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, rules_for
-from alias_spec.model.errors import RequestError
+from alias_spec.model.errors import RequestError, one_line
 from alias_spec.model.request import Request, load_requests, parse_request
 from alias_spec.model.verdict import Verdict
 
-ENGINES = ("z3", "interp", "python", "cpp")
 EXAMPLE = "examples/request.json"
+# The most any command reads from a file or stdin: far above any request list or TTGIR dump,
+# and it stops an endless input (/dev/zero, a runaway pipe) before it fills the memory.
+MAX_INPUT_MIB = 64
+MAX_INPUT_BYTES = MAX_INPUT_MIB * 2**20
+_CHUNK = 2**20
 
 
 class UsageError(Exception):
     """Bad input: printed as one line on stderr, exit status 2."""
 
 
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+def _read_bounded(stream: IO[Any], limit: int) -> str | bytes | None:
+    """Everything ``stream`` holds, read a chunk at a time; None once it exceeds ``limit``
+    (bytes, or characters for a text stream without a byte buffer)."""
+    chunks: list[Any] = []
+    size = 0
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    if chunks and isinstance(chunks[0], bytes):
+        return b"".join(chunks)
+    return "".join(chunks)
+
+
+def _read(path: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text of a file, or of stdin for ``-``, at most ``limit`` bytes; anything else
+    (missing, unreadable, too large, not UTF-8) is a UsageError naming the input."""
+    name = "stdin" if path == "-" else path
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        if path == "-":
+            if sys.stdin is None:
+                raise UsageError("cannot read stdin: it is closed")
+            data = _read_bounded(getattr(sys.stdin, "buffer", sys.stdin), limit)
+        else:
+            with open(path, "rb") as fh:
+                data = _read_bounded(fh, limit)
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if data is None:
+        raise UsageError(f"cannot read {name}: larger than the {limit // 2**20} MiB input limit")
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError(f"cannot read {path}: not UTF-8 text") from None
+        raise UsageError(f"cannot read {name}: not UTF-8 text") from None
 
 
-def _engine(name: str) -> Callable[[Request, str], Verdict]:
-    if name == "z3":
-        from alias_spec.semantics.check import check_facts as z3_check
+def _printable(text: str, stream: IO[str]) -> str:
+    """``text`` as ``stream`` can encode it: what it cannot (a lone surrogate from a JSON
+    escape, any non-ASCII under an ASCII locale) becomes a backslash escape."""
+    enc = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(enc)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        return text.encode(enc, "backslashreplace").decode(enc, "replace")
 
-        return lambda req, prof: z3_check(req.facts, prof, with_fixes=False)
-    if name == "interp":
-        from alias_spec.model.interp import check_facts as interp_check
 
-        return lambda req, prof: interp_check(req.facts, prof)
-    if name == "python":
-        from alias_spec.engines.py_engine import check_facts as py_check
+def _out(text: str) -> None:
+    """Print one block on stdout. A reader that stops early (``| head -1``) is not an error:
+    the rest of the output goes nowhere and the command still ends with its own status."""
+    try:
+        print(_printable(text, sys.stdout), flush=True)
+    except BrokenPipeError:
+        _drop_stdout()
 
-        return lambda req, prof: py_check(req.facts, prof)
-    from alias_spec.engines.cpp_engine import check_facts as cpp_check
 
-    return lambda req, prof: cpp_check(req.facts, prof)
+def _drop_stdout() -> None:
+    """Send what is left of stdout to the null device, so the exit's final flush cannot raise
+    again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
 
 
 def _result_shape(req: Request) -> list[int | None] | None:
@@ -64,7 +115,7 @@ def judge(req: Request, profile: str, engine: str, fixes: bool = True) -> Verdic
     is dropped) and is named in ``not_judged``."""
     from alias_spec.model.unknown import unjudged_rules
 
-    verdict = _engine(engine)(req, profile)
+    verdict = registry.get(engine)(req.facts, profile)
     verdict.notes = list(req.notes)
     skipped = unjudged_rules(req.facts, profile, req.unknown)
     if skipped:
@@ -116,7 +167,7 @@ def _human(verdict: Verdict, name: str) -> str:
 def cmd_check(args: argparse.Namespace) -> int:
     items = load_requests(_read(args.file))
     if not items:
-        raise UsageError("no requests in input")
+        raise UsageError("input: no requests (an empty list)")
     requests = []
     for i, item in enumerate(items):
         try:
@@ -127,11 +178,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     verdicts = [judge(r, args.profile, args.engine, not args.no_fix) for r in requests]
     if args.json:
         out = [v.to_json() for v in verdicts]
-        print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
+        _out(json.dumps(out[0] if len(out) == 1 else out, indent=2))
     else:
         for i, (req, v) in enumerate(zip(requests, verdicts, strict=True)):
             name = req.raw.get("name") or (f"request[{i}]" if len(verdicts) > 1 else "")
-            print(_human(v, str(name)))
+            _out(_human(v, one_line(str(name))))
     if not all(v.valid for v in verdicts):
         return 1
     return 3 if any(v.not_judged for v in verdicts) else 0
@@ -140,13 +191,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_rules(args: argparse.Namespace) -> int:
     chosen = rules_for(args.profile) if args.profile else RULES
     if args.json:
-        print(json.dumps({"rules": [r.model_dump() for r in chosen]}, indent=2))
+        _out(json.dumps({"rules": [r.model_dump() for r in chosen]}, indent=2))
         return 0
+    lines = []
     for r in chosen:
-        print(f"{r.id:<26} [{', '.join(r.profiles)}] {r.title}")
-        print(f"{'':<26} holds when: {r.display_formula()}")
+        lines.append(f"{r.id:<26} [{', '.join(r.profiles)}] {r.title}")
+        lines.append(f"{'':<26} holds when: {r.display_formula()}")
         if r.guard != "True":
-            print(f"{'':<26} evaluated when: {r.display_guard()}")
+            lines.append(f"{'':<26} evaluated when: {r.display_guard()}")
+    _out("\n".join(lines))
     return 0
 
 
@@ -177,9 +230,11 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 
 def cmd_gen(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from alias_spec.gen import run
 
-    return run(check=args.check)
+    return run(check=args.check, root=Path(args.root))
 
 
 def cmd_prove_cpp(args: argparse.Namespace) -> int:
@@ -197,13 +252,33 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise UsageError(f"--engines needs two or more of {', '.join(ENGINES)}")
     if args.cases < 1:
         raise UsageError("--cases must be at least 1")
-    return main(args.cases, args.seed, engines)
+    from pathlib import Path
+
+    regressions = Path(args.regressions) if args.regressions else None
+    if regressions is not None and regressions.exists() and not regressions.is_dir():
+        raise UsageError(f"--regressions {regressions}: not a directory")
+    seed_cases = Path(args.seed_cases) if args.seed_cases else None
+    if seed_cases is not None and not seed_cases.is_dir():
+        raise UsageError(f"--seed-cases {seed_cases}: not a directory")
+    return main(args.cases, args.seed, engines, save_dir=regressions, seed_cases=seed_cases)
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from alias_spec.lint.lint import main
+    from alias_spec.lint.lint import lint_text, to_json, to_sarif, to_text
+    from alias_spec.lint.mlir_views import MlirError
 
-    return main(args.file, args.profile, args.format)
+    text = _read(args.file)
+    try:
+        report = lint_text(text, args.file, args.profile)
+    except MlirError as exc:
+        raise UsageError(f"cannot read {args.file}: {exc}") from None
+    if args.format == "json":
+        _out(json.dumps(to_json(report), indent=2))
+    elif args.format == "sarif":
+        _out(json.dumps(to_sarif(report), indent=2))
+    else:
+        _out(to_text(report))
+    return 1 if report.findings else 0
 
 
 def cmd_triton_diff(args: argparse.Namespace) -> int:
@@ -245,9 +320,11 @@ interpreter without Triton).""".format(
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from alias_spec.docgen.docsite import main
 
-    return main(args.action)
+    return main(args.action, Path(args.root))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -314,6 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
         "generates, else 0.",
     )
     g.add_argument("--check", action="store_true", help="exit 1 if any generated file is stale")
+    g.add_argument(
+        "--root", default=".", metavar="DIR", help="the checkout to generate into (default: .)"
+    )
     g.set_defaults(func=cmd_gen)
 
     b = sub.add_parser("prove-cpp", help="prove the generated C++ arithmetic overflow-free")
@@ -323,6 +403,10 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--cases", type=int, default=100_000)
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--engines", default="interp,python,cpp")
+    f.add_argument("--regressions", metavar="DIR", help="save shrunk divergences here")
+    f.add_argument(
+        "--seed-cases", metavar="DIR", help="verdict-case files whose requests seed the inputs"
+    )
     f.set_defaults(func=cmd_fuzz)
 
     li = sub.add_parser(
@@ -339,6 +423,10 @@ def build_parser() -> argparse.ArgumentParser:
     li.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
     li.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     li.set_defaults(func=cmd_lint)
+
+    from alias_spec.plan.cli import add_parser as add_plan_parser
+
+    add_plan_parser(sub)
 
     td = sub.add_parser(
         "triton-diff",
@@ -357,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     td.add_argument(
         "--docs-dir",
         metavar="DIR",
-        help="where --write keeps triton-agreement.json/.md (default: the checkout's docs/)",
+        help="where --write keeps triton-agreement.json/.md (default: ./docs)",
     )
     td.add_argument("--seed", type=int, help="seed of near-miss and random cases (default 0)")
     td.add_argument("--near", type=int, metavar="N", help="near-miss pairs (default 150)")
@@ -371,6 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("docs", help="build or serve the documentation site")
     d.add_argument("action", choices=("build", "serve"))
+    d.add_argument(
+        "--root", default=".", metavar="DIR", help="the checkout holding mkdocs.yml (default: .)"
+    )
     d.set_defaults(func=cmd_docs)
     return p
 
@@ -380,8 +471,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (UsageError, RequestError) as exc:
-        print(f"alias-spec: error: {exc}", file=sys.stderr)
+        print(_printable(f"alias-spec: error: {one_line(str(exc))}", sys.stderr), file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # A command printing through print() rather than _out, cut short by its reader: its
+        # status is unknown, so it is not one of the verdict statuses (128 + SIGPIPE).
+        _drop_stdout()
+        return 141
     except KeyboardInterrupt:
         return 130
 

@@ -1,4 +1,9 @@
-"""`alias-spec gen`: write every generated artifact, or check that they are up to date."""
+"""`alias-spec gen`: write every generated artifact, or check that they are up to date.
+
+Every path is relative to the root the caller gives (``alias-spec gen --root DIR``, default the
+current directory): the checks under ``alias_spec/generated/`` and the docs pages, whose stored
+inputs (solved examples, theorems, the hand-written lowering guide) are read there too.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def _targets() -> list[tuple[str, Callable[[], str]]]:
-    """(path relative to the repo root, generator) for every generated file."""
+def _targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
+    """(path relative to ``root``, generator) for every generated file."""
     from alias_spec.backends import gen_cpp, gen_mlir, gen_python, gen_recipes
     from alias_spec.docgen import gen_docs
 
@@ -19,27 +22,48 @@ def _targets() -> list[tuple[str, Callable[[], str]]]:
         ("alias_spec/generated/alias_rules.h", gen_cpp.generate),
         ("alias_spec/generated/MemDescAliasOpVerify.cpp", gen_mlir.generate),
         ("alias_spec/generated/recipes.py", gen_recipes.generate),
-        *gen_docs.targets(),  # the docs site's generated pages
+        *gen_docs.targets(root),  # the docs site's generated pages
     ]
 
 
-def run(check: bool, root: Path = ROOT) -> int:
-    """Write (or with ``check`` compare) every artifact; 1 when any is stale."""
+def run(check: bool, root: Path) -> int:
+    """Write (or with ``check`` compare) every artifact under ``root``; 1 when any is stale,
+    2 (one line on stderr) when ``root`` or a stored input there cannot be read."""
+    from alias_spec.docgen.gen_docs import InputError
+
+    if not root.is_dir():
+        print(f"alias-spec gen: --root {root}: not a directory", file=sys.stderr)
+        return 2
     stale = []
-    for rel, make in _targets():
-        path = root / rel
-        text = make()
-        if check:
-            if not path.exists() or path.read_text() != text:
+    try:
+        for rel, make in _targets(root):
+            path = root / rel
+            text = make()
+            if _current(path) == text:
+                continue
+            if check:
                 stale.append(rel)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists() or path.read_text() != text:
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text)
                 print(f"wrote {rel}")
+    except InputError as exc:
+        print(f"alias-spec gen: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a target that cannot be written (a folder in its place, ...)
+        print(f"alias-spec gen: {exc.filename or root}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     if stale:
         print("stale generated files (run `alias-spec gen`):", file=sys.stderr)
         for rel in stale:
             print(f"  {rel}", file=sys.stderr)
         return 1
     return 0
+
+
+def _current(path: Path) -> str | None:
+    """The file's text, or None where there is no readable text file (so it is stale)."""
+    try:
+        return path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -1,11 +1,13 @@
 """Engine throughput, and what the generated Python check costs the frontend per call.
 
-Not a test: it prints numbers (a markdown table) and ratios. Run from the repository root:
+Not a test: it prints numbers (a markdown table) and ratios. With the package installed:
 
     python benchmarks/bench_engines.py [--cases N] [--seed S]
 
-Every engine judges the same cases, all inside every engine's domain (int64 facts that
-satisfy the spec's invariants), so the rates compare like with like.
+Every engine of the registry (``alias_spec.engines.registry``, what ``alias-spec check
+--engine`` offers) is measured on its full verdict, then the differential fuzzer's fast forms
+of the same engines. They all judge the same cases, all inside every engine's domain (int64
+facts that satisfy the spec's invariants), so the rates compare like with like.
 """
 
 from __future__ import annotations
@@ -20,18 +22,14 @@ import sys
 import time
 import timeit
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from alias_spec.engines import py_engine  # noqa: E402
-
-from alias_spec.difftest import fuzz
-from alias_spec.engines import cpp_engine
-from alias_spec.generated import alias_checks  # noqa: E402
-from alias_spec.model.interp import check_facts as interp_check  # noqa: E402
-from alias_spec.model.request import parse_request  # noqa: E402
-from alias_spec.semantics.check import check_facts as z3_check  # noqa: E402
+from alias_spec.difftest.adapters import InterpEngine, Z3Engine, cpp_batch
+from alias_spec.difftest.outcomes import ZERO_DIVISION, Case, in_int64, satisfies_invariants
+from alias_spec.difftest.random_cases import random_cases, valid_cases
+from alias_spec.difftest.sweep import Sweep
+from alias_spec.engines import cpp_engine, registry
+from alias_spec.generated import alias_checks
+from alias_spec.model.request import parse_request
 
 # FlagTree's valid lit case (64x64 bf16 source, 32x64 bf16 alias at offset 128) and the same
 # request one element past the end: what tle.gpu.alloc judges, passing and failing.
@@ -43,31 +41,31 @@ FRONTEND = {
 FRONTEND_BAD = {**FRONTEND, "alias_offset_bytes": 4098}
 
 
-def workload(n: int, seed: int) -> list[fuzz.Case]:
+def workload(n: int, seed: int) -> list[Case]:
     """Valid, perturbed and sweep cases, kept where every engine is defined."""
     rng = random.Random(seed)
-    sweep = fuzz.Sweep()
-    interp = fuzz.InterpEngine()
-    out: list[fuzz.Case] = []
+    sweep = Sweep()
+    interp = InterpEngine()
+    out: list[Case] = []
     sources = [
-        lambda: next(fuzz.valid_cases(rng, 1)),
-        lambda: next(fuzz.random_cases(rng, 1)),
+        lambda: next(valid_cases(rng, 1)),
+        lambda: next(random_cases(rng, 1)),
         lambda: next(sweep.cases([rng.randrange(len(sweep))])),
     ]
     while len(out) < n:
         c = sources[len(out) % 3]()
-        if not (fuzz.in_int64(c.facts) and fuzz.satisfies_invariants(c.facts)):
+        if not (in_int64(c.facts) and satisfies_invariants(c.facts)):
             continue
-        if interp(c.facts, c.profile) == fuzz.ZERO_DIVISION:
+        if interp(c.facts, c.profile) == ZERO_DIVISION:
             continue
         out.append(c)
     return out
 
 
-Judge = Callable[[Sequence[fuzz.Case]], object]
+Judge = Callable[[Sequence[Case]], object]
 
 
-def rate(make: Callable[[], Judge], cases: Sequence[fuzz.Case]) -> float:
+def rate(make: Callable[[], Judge], cases: Sequence[Case]) -> float:
     """Cases per second over ``cases``: best of three runs, each with a fresh judge (so the
     memoised interpreter starts cold every time)."""
     best = float("inf")
@@ -79,17 +77,31 @@ def rate(make: Callable[[], Judge], cases: Sequence[fuzz.Case]) -> float:
     return len(cases) / best
 
 
-def per_case(fn: Callable[[dict, str], object]) -> Callable[[Sequence[fuzz.Case]], object]:
+def per_case(fn: Callable[[dict, str], object]) -> Callable[[Sequence[Case]], object]:
     return lambda cases: [fn(c.facts, c.profile) for c in cases]
 
 
-def cpp_batch(sanitize: bool) -> Callable[[Sequence[fuzz.Case]], object]:
+def batched_cpp(sanitize: bool) -> Callable[[Sequence[Case]], object]:
     cpp_engine.build(sanitize=sanitize)  # compile outside the timing
-    return lambda cases: fuzz.cpp_batch(cases, sanitize)
+    return lambda cases: cpp_batch(cases, sanitize)
 
 
-def z3_solver(facts: dict, profile: str) -> object:
-    return z3_check(facts, profile, with_fixes=False)
+def full_verdict(name: str) -> Callable[[], Judge]:
+    """The registry's engine ``name`` (what ``alias-spec check --engine`` runs), per case."""
+    if name == "cpp":
+        cpp_engine.build()  # compile outside the timing
+    return lambda: per_case(registry.get(name))
+
+
+# How many of the cases each registry engine judges in full: the slow ones a sample.
+FULL_SHARE = {"z3": 0.002, "cpp": 0.01}
+# What each registry engine's full verdict is, for the table.
+HOW = {
+    "z3": "alias_spec.semantics.check.check_facts (one query per rule)",
+    "interp": "alias_spec.model.interp.check_facts (full verdict)",
+    "python": "py_engine.check_facts (full verdict)",
+    "cpp": "cpp_engine.check_facts, one harness run per call",
+}
 
 
 def micro(fn: Callable[[], object], number: int) -> float:
@@ -113,25 +125,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     cases = workload(args.cases, args.seed)
+    z3_eval = Z3Engine()
+    # Every registry engine's full verdict, then the fuzzer's fast forms of the same engines.
+    engines: list[tuple[str, str, Callable[[], Judge], Sequence[Case]]] = []
+    for name in registry.NAMES:
+        share = FULL_SHARE.get(name, 1.0)
+        subset = cases[: max(100, int(len(cases) * share))] if share < 1 else cases
+        engines.append((name, HOW.get(name, "registry engine"), full_verdict(name), subset))
     few = cases[: max(200, args.cases // 100)]
-    z3_eval = fuzz.Z3Engine()
-    engines: list[tuple[str, str, Callable[[], Judge], Sequence[fuzz.Case]]] = [
-        ("interp", "alias_spec.model.interp.check_facts (full verdict)",
-         lambda: per_case(interp_check), cases),
-        ("interp", "memoised rule by rule (the fuzzer's)",
-         lambda: per_case(fuzz.InterpEngine()), cases),
+    engines += [
+        ("interp", "memoised rule by rule (the fuzzer's)", lambda: per_case(InterpEngine()), cases),
         ("python", "alias_checks.check (generated module)",
          lambda: per_case(alias_checks.check), cases),
-        ("python", "py_engine.check_facts (full verdict)",
-         lambda: per_case(py_engine.check_facts), cases),
-        ("cpp", "check_batch, -O2 harness", lambda: cpp_batch(False), cases),
-        ("cpp", "check_batch, ASan+UBSan harness", lambda: cpp_batch(True), cases),
-        ("cpp", "check_facts, one harness run per call",
-         lambda: per_case(cpp_engine.check_facts), few),
-        ("z3", "term evaluation by z3.simplify (the fuzzer's)",
-         lambda: per_case(z3_eval), few),
-        ("z3", "alias_spec.semantics.check.check_facts (one query per rule)",
-         lambda: per_case(z3_solver), few[:100]),
+        ("cpp", "check_batch, -O2 harness", lambda: batched_cpp(False), cases),
+        ("cpp", "check_batch, ASan+UBSan harness", lambda: batched_cpp(True), cases),
+        ("z3", "term evaluation by z3.simplify (the fuzzer's)", lambda: per_case(z3_eval), few),
     ]  # fmt: skip
     print(f"# Engine benchmark ({environment()})\n")
     print(f"{len(cases)} cases (valid, perturbed, sweep; seed {args.seed})\n")
@@ -143,13 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print("\n## tle.gpu.alloc's check: alias_checks.check(facts, 'safe') per call\n")
     rows = []
+    z3 = registry.get("z3")
     requests = (("valid (FlagTree lit case)", FRONTEND), ("invalid (past the end)", FRONTEND_BAD))
     for label, req in requests:
         facts = parse_request(req).facts
         py = micro(lambda f=facts: alias_checks.check(f, "safe"), 20_000)
-        z3s = statistics.median(
-            micro(lambda f=facts: z3_check(f, "safe", with_fixes=False), 5) for _ in range(3)
-        )
+        z3s = statistics.median(micro(lambda f=facts: z3(f, "safe"), 5) for _ in range(3))
         rows.append((label, py, z3s))
     print("| request | python us/call | z3 us/call | z3 / python |")
     print("| --- | ---: | ---: | ---: |")

@@ -19,15 +19,28 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alias_spec.difftest import fuzz
-from alias_spec.engines import cpp_engine, py_engine
+from alias_spec.difftest import (
+    adapters,
+    fuzz,
+    outcomes,
+    random_cases,
+    request_cases,
+    shrink,
+    z3_boundary,
+)
+from alias_spec.difftest.sweep import Sweep
+from alias_spec.engines import cpp_engine, py_engine, registry
 from alias_spec.model.catalogue import PROFILES, RULES, rules_for
+from alias_spec.model.facts import INT32_MAX, INT64_MAX
 from alias_spec.model.interp import check_facts as interp_check
 from alias_spec.semantics.check import check_facts as z3_check
 
 needs_cxx = pytest.mark.skipif(cpp_engine.compiler() is None, reason="no C++ compiler (g++)")
 ALL = ["interp", "python", "cpp", "z3"]
-REGRESSION_FILES = sorted(fuzz.REGRESSIONS.glob("*.json"))
+TESTS = Path(__file__).resolve().parent
+REGRESSIONS = TESTS / "regressions"  # saved divergences, replayed below
+CASES = TESTS / "cases"  # verdict-case files: their requests seed the parsed-request cases
+REGRESSION_FILES = sorted(REGRESSIONS.glob("*.json"))
 
 
 def _fail_with_repros(rep: fuzz.Report, found_by: str) -> None:
@@ -35,16 +48,16 @@ def _fail_with_repros(rep: fuzz.Report, found_by: str) -> None:
     if not rep.divergences:
         return
     engines = [e for e in rep.compared if e != "construction"]
-    eng = fuzz.Engines(engines)
+    eng = adapters.Engines(engines)
     texts = []
     for d in rep.divergences[:5]:
-        small = fuzz.shrink(d.case, eng.diverges, budget=400)
+        small = shrink.shrink(d.case, eng.diverges, budget=400)
         outs = eng.outcomes(small)
         if small.expect is not None:
             outs["construction"] = small.expect
-        div = fuzz.Divergence(small, outs)
-        path = fuzz.save_regression(div, fuzz.REGRESSIONS, found_by)
-        texts.append(f"{fuzz.repro_text(div)}\n  saved to {path}")
+        div = outcomes.Divergence(small, outs)
+        path = shrink.save_regression(div, REGRESSIONS, found_by)
+        texts.append(f"{shrink.repro_text(div)}\n  saved to {path}")
     pytest.fail(f"{len(rep.divergences)} divergences:\n" + "\n".join(texts))
 
 
@@ -52,8 +65,8 @@ def _fail_with_repros(rep: fuzz.Report, found_by: str) -> None:
 
 
 def test_boundary_cases_reach_both_sides_of_every_rule() -> None:
-    cases = fuzz.boundary_cases()
-    interp = fuzz.InterpEngine()
+    cases = z3_boundary.boundary_cases()
+    interp = adapters.InterpEngine()
     alone, valid = Counter(), Counter()
     for c in cases:
         got = interp(c.facts, c.profile)
@@ -71,13 +84,13 @@ def test_boundary_cases_reach_both_sides_of_every_rule() -> None:
 def test_boundary_cases_sit_on_the_edges() -> None:
     # The exact edges of the int64 and i32 limits are reached, on both sides.
     def pairs(note: str, value) -> set[int]:
-        return {value(c.facts) for c in fuzz.boundary_cases() if note in c.note}
+        return {value(c.facts) for c in z3_boundary.boundary_cases() if note in c.note}
 
     def src_bytes(f: dict) -> int:
-        return f["src_elems"] * ((f["src_bits"] + 7) // 8) - fuzz.INT64_MAX
+        return f["src_elems"] * ((f["src_bits"] + 7) // 8) - INT64_MAX
 
     def off(f: dict) -> int:
-        return f["off"] - fuzz.INT32_MAX
+        return f["off"] - INT32_MAX
 
     assert {0, 1} <= pairs("alias.size.static at src_elems", src_bytes)
     assert {0, 1} <= pairs("alias.offset.i32 at off", off)
@@ -87,7 +100,7 @@ def test_boundary_cases_sit_on_the_edges() -> None:
 def test_boundary_cases_all_engines_and_the_z3_solver() -> None:
     # Every boundary case through every engine, z3 twice: its term evaluation and the real
     # solver engine (one satisfiability query per rule), sanitized C++.
-    cases = list(fuzz.boundary_cases())
+    cases = list(z3_boundary.boundary_cases())
     rep = fuzz.run(cases, [*ALL, "z3-solver"], sanitize=True)
     assert rep.compared["z3-solver"] == len(cases)  # every boundary case is in z3's domain
     assert rep.compared["cpp"] == len(cases)
@@ -100,22 +113,22 @@ def test_boundary_cases_all_engines_and_the_z3_solver() -> None:
 @needs_cxx
 def test_one_million_cases() -> None:
     rng = random.Random(20251129)
-    sweep = fuzz.Sweep()
-    boundary = fuzz.boundary_cases()
+    sweep = Sweep()
+    boundary = z3_boundary.boundary_cases()
     stats: Counter = Counter()
     n_valid, n_random, n_request = 110_000, 120_000, 20_000
     total = len(boundary) + n_valid + n_random + n_request + len(sweep)
     pick = random.Random(7)
     z3_rate = 14_000 / total
 
-    def z3_pick(_: int, c: fuzz.Case) -> bool:
+    def z3_pick(_: int, c: outcomes.Case) -> bool:
         return c.source == "boundary" or pick.random() < z3_rate
 
     def cases():
         yield from boundary
-        yield from fuzz.valid_cases(rng, n_valid)
-        yield from fuzz.random_cases(rng, n_random)
-        yield from fuzz.request_cases(rng, n_request, stats)
+        yield from random_cases.valid_cases(rng, n_valid)
+        yield from random_cases.random_cases(rng, n_random)
+        yield from request_cases.request_cases(rng, n_request, stats, cases_dir=CASES)
         yield from sweep.cases(range(len(sweep)))
 
     rep = fuzz.run(cases(), ALL, sanitize=True, z3_pick=z3_pick, chunk=25_000)
@@ -129,17 +142,17 @@ def test_one_million_cases() -> None:
 
 
 def test_the_sweep_is_exhaustive_and_in_domain() -> None:
-    sweep = fuzz.Sweep()
+    sweep = Sweep()
     assert len(sweep) == sweep.size_a + sweep.size_b > 750_000
     rng = random.Random(1)
     # Part A is a product of distinct values: distinct indices give distinct fact tuples.
     idx = rng.sample(range(sweep.size_a), 20_000)
-    tuples = {tuple(sweep[i][n] for n in fuzz.NAMES) for i in idx}
+    tuples = {tuple(sweep[i][n] for n in outcomes.NAMES) for i in idx}
     assert len(tuples) == len(idx)
     picks = [sweep[rng.randrange(len(sweep))] for _ in range(5000)]
-    assert all(fuzz.satisfies_invariants(f) for f in picks)
+    assert all(outcomes.satisfies_invariants(f) for f in picks)
     assert {sweep[i]["off"] for i in range(0, sweep.size_a, len(sweep.geos) * 64)} == set(
-        fuzz.Sweep.OFFSETS
+        Sweep.OFFSETS
     )
     # Part B: every combination of the control flags, scope and memory spaces.
     part_b = [sweep[sweep.size_a + i] for i in range(sweep.size_b)]
@@ -152,9 +165,9 @@ def test_valid_by_construction_is_valid() -> None:
     # The construction is an oracle of its own: checked by the big run too (expect=()).
     rng = random.Random(3)
     for _ in range(3000):
-        f = fuzz.valid_facts(rng)
-        assert fuzz.satisfies_invariants(f)
-        for p in fuzz.ALIAS_PROFILES:
+        f = random_cases.valid_facts(rng)
+        assert outcomes.satisfies_invariants(f)
+        for p in outcomes.ALIAS_PROFILES:
             assert interp_check(f, p).valid
 
 
@@ -163,9 +176,12 @@ def test_valid_by_construction_is_valid() -> None:
 
 @needs_cxx
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(fuzz.facts_strategy(), min_size=1, max_size=120), st.sampled_from(list(PROFILES)))
+@given(
+    st.lists(random_cases.facts_strategy(), min_size=1, max_size=120),
+    st.sampled_from(list(PROFILES)),
+)
 def test_hypothesis_facts(batch: list[dict], profile: str) -> None:
-    cases = [fuzz.Case(f, profile, "hypothesis") for f in batch]
+    cases = [outcomes.Case(f, profile, "hypothesis") for f in batch]
     rep = fuzz.run(cases, ALL, sanitize=True)
     _fail_with_repros(rep, "tests/test_differential.py::test_hypothesis_facts")
 
@@ -177,8 +193,8 @@ def test_hypothesis_facts(batch: list[dict], profile: str) -> None:
 def test_full_verdicts_agree() -> None:
     # Rule ids, messages and reported values, through each engine's check_facts.
     rng = random.Random(5)
-    cases = list(fuzz.boundary_cases()) + list(fuzz.valid_cases(rng, 200))
-    cases += [c for c in fuzz.random_cases(rng, 600) if fuzz.in_int64(c.facts)]
+    cases = list(z3_boundary.boundary_cases()) + list(random_cases.valid_cases(rng, 200))
+    cases += [c for c in random_cases.random_cases(rng, 600) if outcomes.in_int64(c.facts)]
     judged = 0
     for k, c in enumerate(cases):
         try:
@@ -209,7 +225,7 @@ def test_regression_replays(path: Path) -> None:
     body = json.loads(path.read_text())
     assert "unexplained" not in body["cause"], "explain the divergence before committing it"
     d = fuzz.replay(path, sanitize=True)
-    assert not fuzz.disagree(d.outcomes), fuzz.repro_text(d)
+    assert not outcomes.disagree(d.outcomes), shrink.repro_text(d)
     for engine, outcome in body.get("expect", {}).items():
         got = d.outcomes[engine]
         assert (list(got) if isinstance(got, tuple) else got) == outcome, engine
@@ -223,22 +239,22 @@ def test_there_are_regressions_to_replay() -> None:
 
 
 def test_shrink_reaches_a_minimal_case() -> None:
-    base = fuzz.base_facts()
-    start = dict(fuzz.raw_facts(random.Random(9)), off=123_456_789, off_int=True)
-    case = fuzz.Case(start, "safe", "random")
+    base = outcomes.base_facts()
+    start = dict(random_cases.raw_facts(random.Random(9)), off=123_456_789, off_int=True)
+    case = outcomes.Case(start, "safe", "random")
 
-    def diverges(c: fuzz.Case) -> bool:  # a stand-in bug: "wrong whenever off > 100"
+    def diverges(c: outcomes.Case) -> bool:  # a stand-in bug: "wrong whenever off > 100"
         return c.facts["off"] > 100
 
-    small = fuzz.shrink(case, diverges)
+    small = shrink.shrink(case, diverges)
     assert small.facts == {**base, "off": 101}
 
 
 def test_divergences_are_saved_and_loaded(tmp_path: Path) -> None:
-    case = fuzz.Case(fuzz.base_facts(), "safe", "random", "a note")
-    d = fuzz.Divergence(case, {"interp": (), "python": ("alias.range.fits",)})
-    path = fuzz.save_regression(d, tmp_path, "a test")
-    again = fuzz.regression_cases(tmp_path)
+    case = outcomes.Case(outcomes.base_facts(), "safe", "random", "a note")
+    d = outcomes.Divergence(case, {"interp": (), "python": ("alias.range.fits",)})
+    path = shrink.save_regression(d, tmp_path, "a test")
+    again = shrink.regression_cases(tmp_path)
     assert [c.facts for c in again] == [case.facts]
     assert json.loads(path.read_text())["outcomes"]["python"] == ["alias.range.fits"]
 
@@ -260,13 +276,13 @@ def test_campaign_passes_and_reports_rates(
 def test_campaign_reports_a_broken_engine(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    real = fuzz.python_engine
+    real = adapters.python_engine
 
     def broken(module=None):  # drops the last fired rule: a typical generator slip
         run = real(module)
         return lambda f, p: (lambda o: o[:-1] if isinstance(o, tuple) and o else o)(run(f, p))
 
-    monkeypatch.setattr(fuzz, "python_engine", broken)
+    monkeypatch.setattr(adapters, "python_engine", broken)
     assert fuzz.main(2000, 2, ["interp", "python"], save_dir=tmp_path) == 1
     out = capsys.readouterr().out
     assert "DIVERGENCE" in out and "python" in out
@@ -274,3 +290,35 @@ def test_campaign_reports_a_broken_engine(
     assert saved
     body = json.loads(saved[0].read_text())
     assert body["outcomes"]["interp"] != body["outcomes"]["python"]
+
+
+# --- the engine registry and the inputs a campaign is given ---------------------------------------
+
+
+@needs_cxx
+def test_every_registry_engine_agrees_with_its_fast_form() -> None:
+    # The campaign's fast forms are the registry's engines: through their Verdicts they agree.
+    rng = random.Random(3)
+    cases = (
+        list(random_cases.valid_cases(rng, 40))
+        + [
+            c
+            for c in random_cases.random_cases(rng, 200)
+            if outcomes.in_int64(c.facts) and outcomes.satisfies_invariants(c.facts)
+        ][:40]
+    )
+    assert len(cases) > 60
+    for name in registry.NAMES:
+        fast = adapters.Engines([name])
+        full = adapters.verdict_engine(name)
+        for c in cases:
+            got = fast.one(name, c)
+            assert got is not None and got == full(c.facts, c.profile), (name, c.facts)
+
+
+def test_request_seeds_come_only_from_the_folder_given() -> None:
+    names = {p.name for p in CASES.glob("*.json")}
+    seeded = [c.note for c in request_cases.request_cases(random.Random(0), 150, cases_dir=CASES)]
+    assert names & set(seeded)
+    bare = [c.note for c in request_cases.request_cases(random.Random(0), 150)]
+    assert not names & set(bare)

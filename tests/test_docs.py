@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from alias_spec.lint.lint import lint_text
 
 from alias_spec.difftest import view_examples
-from alias_spec.docgen import gen_docs
+from alias_spec.docgen import blocks as doc_blocks
 from alias_spec.engines.py_engine import check_facts as py_check
+from alias_spec.lint.lint import lint_text
 from alias_spec.model.catalogue import PROFILES, RULES, Rule, rule
 from alias_spec.model.interp import check_facts
 from alias_spec.model.request import parse_request
@@ -107,7 +107,7 @@ def _expected(note: str) -> dict[str, list[str]]:
 def _facts(b: Block) -> dict[str, int | bool]:
     data = json.loads(b.text)
     if b.note.startswith("facts"):
-        return {**gen_docs.baseline_facts(), **data}
+        return {**doc_blocks.baseline_facts(), **data}
     return dict(parse_request(data).facts)
 
 
@@ -140,7 +140,7 @@ def test_every_view_request_has_its_module() -> None:
         req, m = json.loads(b.text), _next_block(b)
         assert m is not None and m in MLIR, f"{b}: no MLIR module after the view request"
         stated, stock = _expected(b.note), _expected(m.note)
-        assert set(stock) == set(gen_docs.VIEW_PROFILES), m
+        assert set(stock) == set(doc_blocks.VIEW_PROFILES), m
         assert all(stock[p] == stated[p] for p in stock), m
         op_line = next(line for line in m.text.splitlines() if req["op"] in line)
         assert req["source"] in op_line and req["result"] in op_line, m
@@ -161,7 +161,7 @@ def test_rule_pages_examples_say_what_their_rule_does(r: Rule) -> None:
     passes, under the rule's home profile; a stock Triton rule's examples are real requests
     unless the page says the search found none."""
     page = f"docs/rules/{r.id}.md"
-    home = gen_docs.home_profile(r)
+    home = doc_blocks.home_profile(r)
     text = (ROOT / page).read_text()
     by_title = {b.info.strip(): b for b in REQUESTS if b.page == page}
     fails, passes = by_title['title="fails"'], by_title.get('title="passes"')
@@ -171,7 +171,7 @@ def test_rule_pages_examples_say_what_their_rule_does(r: Rule) -> None:
         assert got == [r.id], (page, got)
     if passes is not None:
         assert check_facts(_facts(passes), home).valid, page
-    if home in gen_docs.VIEW_PROFILES and "No request of the searched family" not in text:
+    if home in doc_blocks.VIEW_PROFILES and "No request of the searched family" not in text:
         assert fails.note.startswith("request"), page
         assert passes is not None and passes.note.startswith("request"), page
 
@@ -182,7 +182,9 @@ def test_view_search_seeds_are_valid() -> None:
     for seed in view_examples.SEEDS:
         facts = parse_request(seed.request()).facts
         for p in PROFILES:
-            want = ["triton.op.stock"] if seed.op == "alias" and p in gen_docs.VIEW_PROFILES else []
+            want = (
+                ["triton.op.stock"] if seed.op == "alias" and p in doc_blocks.VIEW_PROFILES else []
+            )
             assert check_facts(facts, p).rule_ids() == want, (seed, p)
 
 
@@ -193,7 +195,7 @@ def test_rule_pages_failing_requests_under_z3() -> None:
     assert len(failing) == len(RULES)
     for b in failing:
         rule_id = Path(b.page).stem
-        home = gen_docs.home_profile(rule(rule_id))
+        home = doc_blocks.home_profile(rule(rule_id))
         assert rule_id in z3_check(_facts(b), home, with_fixes=False).rule_ids(), b
 
 

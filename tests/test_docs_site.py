@@ -43,7 +43,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("mkdocs-material is not installed")
     out = tmp_path_factory.mktemp("site")
     r = subprocess.run(
-        docsite.mkdocs_command("build", strict=True, site_dir=out),
+        docsite.mkdocs_command("build", strict=True, root=ROOT, site_dir=out),
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import random
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,10 @@ from alias_spec.model.catalogue import PROFILES, RULES, compiled, rules_for
 from alias_spec.model.facts import FACTS
 from alias_spec.model.interp import violated
 
+ROOT = Path(__file__).resolve().parent.parent
+# What `alias-spec gen` reads under its root besides the catalogue: the hand-written guide its
+# recipes section goes into, the solved examples and the prover's results.
+INPUTS = ("docs/guides/lowering-recipes.md", "docs/data/examples.json", "docs/data/theorems.json")
 HEADER_LINE = "Generated from the tle-alias-spec rule catalogue by `alias-spec gen`."
 MINE = (
     "alias_spec/generated/alias_rules.h",
@@ -22,19 +29,28 @@ MINE = (
 
 
 def test_check_passes_on_the_tree(capsys: pytest.CaptureFixture[str]) -> None:
-    assert gen.run(check=True) == 0, capsys.readouterr().err
+    assert gen.run(check=True, root=ROOT) == 0, capsys.readouterr().err
 
 
 def test_targets_include_the_cpp_files() -> None:
-    rels = [rel for rel, _ in gen._targets()]
+    rels = [rel for rel, _ in gen._targets(ROOT)]
     assert set(MINE) <= set(rels)
     for rel in MINE:
-        assert (gen.ROOT / rel).read_text().startswith(f"// {HEADER_LINE} Do not edit.\n"), rel
+        assert (ROOT / rel).read_text().startswith(f"// {HEADER_LINE} Do not edit.\n"), rel
+
+
+def _inputs(root: Path) -> Path:
+    """A bare root holding only what gen reads there."""
+    for rel in INPUTS:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / rel, root / rel)
+    return root
 
 
 def test_a_modified_or_missing_file_is_stale(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    _inputs(tmp_path)
     assert gen.run(check=True, root=tmp_path) == 1  # nothing written yet
     capsys.readouterr()
     assert gen.run(check=False, root=tmp_path) == 0
@@ -50,6 +66,45 @@ def test_a_modified_or_missing_file_is_stale(
         assert gen.run(check=True, root=tmp_path) == 1
         assert gen.run(check=False, root=tmp_path) == 0
         assert path.read_text() == original
+
+
+def _gen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "alias_spec", "gen", *args]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_check_runs_on_a_copy_from_another_directory(tmp_path: Path) -> None:
+    # Generated files are compared under --root, wherever the command runs: nothing is read
+    # from the package's own location (an installed package has no docs/ beside it).
+    copy, elsewhere = tmp_path / "copy", tmp_path / "elsewhere"
+    shutil.copytree(ROOT / "docs", copy / "docs")
+    shutil.copytree(ROOT / "alias_spec" / "generated", copy / "alias_spec" / "generated")
+    elsewhere.mkdir()
+    r = _gen(elsewhere, "--check", "--root", "../copy")
+    assert r.returncode == 0, r.stderr
+    page = copy / "docs" / "profiles.md"
+    page.write_text(page.read_text() + "edited\n")
+    r = _gen(elsewhere, "--check", "--root", str(copy))
+    assert r.returncode == 1 and "docs/profiles.md" in r.stderr, r.stderr
+    assert not (elsewhere / "docs").exists() and not (elsewhere / "alias_spec").exists()
+
+
+@pytest.mark.parametrize("broken", ["no root", "no guide", "bad examples"])
+def test_an_unreadable_root_is_one_line_and_exit_2(tmp_path: Path, broken: str) -> None:
+    root = _inputs(tmp_path / "root")
+    if broken == "no root":
+        shutil.rmtree(root)
+    elif broken == "no guide":
+        (root / INPUTS[0]).unlink()
+    else:
+        (root / INPUTS[1]).write_text("[1, 2")
+    r = _gen(tmp_path, "--check", "--root", str(root))
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert (
+        len(lines) == 1 and lines[0].startswith("alias-spec gen: ") and "Traceback" not in r.stderr
+    )
+    assert ("--root" if broken == "no root" else str(root)) in lines[0]
 
 
 def test_generation_is_deterministic() -> None:

@@ -6,16 +6,20 @@ differential suite. About 40 seconds on two cores, half of it compiling the C++ 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from alias_spec.backends import gen_cpp, gen_python
 from alias_spec.difftest import fuzz, mutate
+from alias_spec.difftest.outcomes import ALIAS_PROFILES
+from alias_spec.difftest.random_cases import valid_cases
+from alias_spec.difftest.z3_boundary import boundary_cases
 from alias_spec.engines import cpp_engine
-from alias_spec.gen import ROOT
 from alias_spec.model import catalogue, dsl
 from alias_spec.model.catalogue import RULES, compiled, rules_for
 
+ROOT = Path(__file__).resolve().parent.parent
 needs_cxx = pytest.mark.skipif(cpp_engine.compiler() is None, reason="no C++ compiler (g++)")
 
 
@@ -45,7 +49,7 @@ def test_the_unchanged_catalogue_survives(results: list[mutate.Result]) -> None:
 @needs_cxx
 def test_boundary_cases_alone_kill_every_mutant(results: list[mutate.Result]) -> None:
     # The suite puts the z3 boundary cases first; each mutant dies on one of them.
-    n = len(fuzz.boundary_cases())
+    n = len(boundary_cases())
     late = [f"{r.backend} {r.mutation.name}" for r in results
             if r.mutation.kind != "none" and (r.index is None or r.index >= n)]  # fmt: skip
     assert not late
@@ -54,7 +58,7 @@ def test_boundary_cases_alone_kill_every_mutant(results: list[mutate.Result]) ->
 @needs_cxx
 def test_a_weak_suite_scores_below_100() -> None:
     # Valid requests only: a deleted rule never fires on them, so those mutants survive.
-    cases = list(fuzz.valid_cases(random.Random(1), 300))
+    cases = list(valid_cases(random.Random(1), 300))
     ms = [m for m in mutate.mutations() if m.rule in ("alias.range.fits", "alias.offset.i32")]
     killed, total = mutate.score(mutate.run_mutants(cases, ms, backends=("python", "cpp")))
     assert 0 < total - killed < total
@@ -104,7 +108,7 @@ def test_catalogue_as_generates_the_committed_files_and_restores() -> None:
 def test_every_comparison_flipped_is_caught_in_cpp() -> None:
     # The extended set for the alias rules: each comparison, not just the first, flipped in
     # the C++ header (the one-batch build keeps it cheap).
-    alias_rules = {r.id for p in fuzz.ALIAS_PROFILES for r in rules_for(p)}
+    alias_rules = {r.id for p in ALIAS_PROFILES for r in rules_for(p)}
     ms = [m for m in mutate.mutations(True, alias_rules) if m.kind != "deleted"]
     assert len(ms) > len(alias_rules)
     results = mutate.run_mutants(fuzz.suite(seed=0), ms, backends=("cpp",))

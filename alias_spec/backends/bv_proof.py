@@ -48,7 +48,7 @@ import z3
 from alias_spec.backends.gen_cpp import cpp_trees
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import RULES, compiled
-from alias_spec.model.facts import FACTS, INVARIANTS, expand
+from alias_spec.model.facts import FACTS, INVARIANTS, Facts, expand
 from alias_spec.semantics.z3expr import to_z3
 
 WIDTH = 128  # __int128
@@ -270,7 +270,7 @@ class Part:
     name: str
     status: str  # "proved", "failed" or "unknown"
     seconds: float
-    counterexample: dict[str, int | bool] | None = None
+    counterexample: Facts | None = None
     detail: str = ""
 
 
@@ -287,8 +287,8 @@ def _solve(
     return res, (s.model() if res == z3.sat else None), dt
 
 
-def _facts_of(model: z3.ModelRef, inp: Inputs) -> dict[str, int | bool]:
-    out: dict[str, int | bool] = {}
+def _facts_of(model: z3.ModelRef, inp: Inputs) -> Facts:
+    out: Facts = {}
     for name, v in inp.bv.items():
         val = model.eval(v, model_completion=True)
         out[name] = z3.is_true(val) if z3.is_bool(val) else val.as_signed_long()  # type: ignore[attr-defined]
@@ -344,8 +344,8 @@ def int_facts() -> tuple[dict[str, z3.ExprRef], list[z3.BoolRef]]:
     return env, bounds
 
 
-def _int_model_facts(model: z3.ModelRef, env: Mapping[str, z3.ExprRef]) -> dict[str, int | bool]:
-    out: dict[str, int | bool] = {}
+def _int_model_facts(model: z3.ModelRef, env: Mapping[str, z3.ExprRef]) -> Facts:
+    out: Facts = {}
     for name, v in env.items():
         val = model.eval(v, model_completion=True)
         out[name] = z3.is_true(val) if z3.is_bool(val) else val.as_long()  # type: ignore[attr-defined]

@@ -52,6 +52,34 @@ FACT_EXPR: dict[str, str] = {
 _VERIFIER_TEXT = re.compile(r"MemDescAliasOp::verify \(C\+\+\) \('([^']+)'\)")
 
 
+# The order in which FlagTree's MemDescAliasOp::verify runs its checks (it stops at the first
+# that fails). The catalogue lists alias.scope.smem, also a frontend check, before
+# alias.space.match; FlagTree checks the spaces match first.
+VERIFIER_ORDER: tuple[str, ...] = (
+    "alias.space.match",
+    "alias.scope.smem",
+    "alias.mutability",
+    "alias.offset.nonneg",
+    "alias.offset.i32",
+    "alias.dtype.addressable",
+    "alias.offset.aligned",
+    "alias.size.static",
+    "alias.range.fits",
+)
+
+
+def verifier_rank() -> list[int]:
+    """Per rule (catalogue order), its place in VERIFIER_ORDER; the rules FlagTree's verifier
+    does not check follow, in catalogue order."""
+    ids = [r.id for r in RULES]
+    unknown = [i for i in VERIFIER_ORDER if i not in ids]
+    if unknown:
+        raise ValueError(f"gen_mlir.VERIFIER_ORDER names unknown rules {unknown}")
+    rest = [i for i in ids if i not in VERIFIER_ORDER]
+    order = [*VERIFIER_ORDER, *rest]
+    return [order.index(i) for i in ids]
+
+
 def verifier_message(rule: Rule) -> str:
     """FlagTree's C++ verifier text where it differs from the frontend's, else the rule's."""
     m = _VERIFIER_TEXT.search(rule.provenance)
@@ -59,6 +87,7 @@ def verifier_message(rule: Rule) -> str:
 
 
 _PRELUDE = """\
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -117,16 +146,20 @@ std::int64_t allocAlignment(ttg::MemDescType src) {
   return repeat > 16 ? repeat : 16;
 }
 
-// Element count of a shape; false for a dynamic or negative dim or a count past int64.
+// Element count of a shape, as FlagTree's verifier counts it: dims multiplied in order, each
+// product checked against int64 before it is formed; false for a dynamic or negative dim or
+// a count past int64. A zero dim ends the growth, so dims after it cannot overflow, but a
+// count that overflowed before it stays an error. (The byte size, count x element bytes,
+// is judged by alias.size.static.)
 bool staticElems(llvm::ArrayRef<std::int64_t> shape, std::int64_t &elems) {
-  Wide n = 1;
+  std::int64_t n = 1;
   elems = 0;
   for (std::int64_t d : shape) {
     if (mlir::ShapedType::isDynamic(d) || d < 0) return false;
-    n *= d;  // n <= INT64_MAX before, so the product fits in 128 bits
-    if (n > kInt64Max) return false;
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) return false;
+    n *= d;
   }
-  elems = static_cast<std::int64_t>(n);
+  elems = n;
   return true;
 }
 
@@ -149,10 +182,13 @@ bool footprint(llvm::ArrayRef<std::int64_t> shape, llvm::ArrayRef<std::int64_t> 
   if (shape.size() > n || offsets.size() != n) return false;
   std::vector<Wide> s(n, 1), stride(n, 1);
   for (std::size_t i = 0; i < shape.size(); ++i) s[n - shape.size() + i] = shape[i];
+  // A view must lie inside its allocation (Triton's type and subslice verifiers see to it);
+  // checking here keeps every product below bounded by the allocation's strides.
   for (std::size_t i = 0; i < n; ++i) {
-    if (alloc[i] < 0 || s[i] < 0) return false;
-    if (s[i] == 0) return true;  // an empty view covers nothing
+    if (alloc[i] < 0 || s[i] < 0 || offsets[i] < 0 || offsets[i] + s[i] > alloc[i]) return false;
   }
+  for (std::size_t i = 0; i < n; ++i)
+    if (s[i] == 0) return true;  // an empty view covers nothing
   for (std::size_t i = n - 1; i > 0; --i) {
     stride[i - 1] = stride[i] * alloc[i];
     if (stride[i - 1] > kInt64Max) return false;
@@ -229,13 +265,23 @@ mlir::LogicalResult verifyMemDescAlias(mlir::Operation *op, mlir::Value src,
 
 _TAIL = """
   const std::vector<Violation> violations = check(f, kProfile);
+#ifdef TLE_ALIAS_FIRST_ERROR_ONLY
+  // FlagTree's own verifier stops at its first error, in the order it checks.
+  const Violation *first = nullptr;
+  for (const Violation &v : violations)
+    if (!first || kVerifierRank[static_cast<std::size_t>(v.rule)] <
+                      kVerifierRank[static_cast<std::size_t>(first->rule)])
+      first = &v;
+  if (first) {
+    const auto index = static_cast<std::size_t>(first->rule);
+    op->emitOpError(kVerifierMessages[index]) << " [" << kRuleIds[index] << "]";
+  }
+#else
   for (const Violation &v : violations) {
     const auto index = static_cast<std::size_t>(v.rule);
     op->emitOpError(kVerifierMessages[index]) << " [" << kRuleIds[index] << "]";
-#ifdef TLE_ALIAS_FIRST_ERROR_ONLY
-    break;  // FlagTree's own verifier stops at its first error
-#endif
   }
+#endif
   return violations.empty() ? mlir::success() : mlir::failure();
 }
 
@@ -303,6 +349,14 @@ def generate() -> str:
         "constexpr const char *kVerifierMessages[kNumRules] = {",
     ]
     out += [f"    {cstr(verifier_message(r))}," for r in RULES]
+    out += [
+        "};",
+        "",
+        "// Per rule (catalogue order), its place in the order FlagTree's verifier checks in;",
+        "// TLE_ALIAS_FIRST_ERROR_ONLY reports the violation that comes first there.",
+        "[[maybe_unused]] constexpr std::size_t kVerifierRank[kNumRules] = {",
+    ]
+    out += [f"    {rank},  // {r.id}" for r, rank in zip(RULES, verifier_rank(), strict=True)]
     out += ["};", "", _HELPERS]
     out.append("  Facts f;")
     out += [f"  f.{fact.name} = {exprs[fact.name]};" for fact in FACTS]

@@ -27,6 +27,18 @@ def _fn_name(rule_id: str) -> str:
     return "_rule_" + rule_id.replace(".", "_")
 
 
+def _reads(profile: str) -> tuple[str, ...]:
+    """The facts the profile's rules read (guards, formulas and reported values), in FACTS
+    order: what ``check`` validates before judging."""
+    names: set[str] = set()
+    for r in rules_for(profile):
+        guard, formula = compiled(r.id)
+        names |= dsl.free_vars(guard) | dsl.free_vars(formula)
+        for n in r.values:
+            names |= dsl.free_vars(expand(n))
+    return tuple(f.name for f in FACTS if f.name in names)
+
+
 def generate() -> str:
     out = [HEADER, '"""Alias rule checks for tle.gpu.alloc, one function per rule."""', ""]
     out += ["from __future__ import annotations", "", "from collections.abc import Mapping"]
@@ -46,7 +58,20 @@ def generate() -> str:
         "        super().__init__('; '.join(f'[{v.rule}] {v.message}' for v in violations))",
         "",
         "",
+        "class FactsError(ValueError):",
+        '    """Raised by check for a fact dict it cannot judge: names the fact."""',
+        "",
+        "    def __init__(self, fact: str, problem: str) -> None:",
+        "        self.fact = fact",
+        "        super().__init__(f'facts.{fact}: {problem}')",
+        "",
+        "",
         f"FACTS = {tuple(f.name for f in FACTS)!r}",
+        f"BOOL_FACTS = frozenset({tuple(f.name for f in FACTS if f.sort == dsl.BOOL)!r})",
+        "# The facts each profile's rules read: check validates exactly these.",
+        "READS = {",
+        *(f"    {p!r}: {_reads(p)!r}," for p in PROFILES),
+        "}",
         "",
     ]
     for r in RULES:
@@ -72,8 +97,31 @@ def generate() -> str:
         "}",
         "",
         "",
+        "def validate(f: Mapping[str, int | bool], profile: str = 'safe') -> None:",
+        '    """Raise FactsError unless every fact the profile reads (READS) is present, a bool',
+        "    fact is True or False (or 0 or 1) and an int fact is an int (not a bool; any size).",
+        '    Facts the profile does not read may be absent or anything."""',
+        "    if not isinstance(profile, str) or profile not in READS:",
+        "        names = ', '.join(READS)",
+        "        raise KeyError(f'unknown profile {profile!r}; choose one of {names}')",
+        "    if not isinstance(f, Mapping):",
+        "        raise TypeError(f'facts must be a mapping of fact names, got {type(f).__name__}')",
+        "    for name in READS[profile]:",
+        "        if name not in f:",
+        "            raise FactsError(name, 'missing')",
+        "        v = f[name]",
+        "        if name in BOOL_FACTS:",
+        "            if not (isinstance(v, int) and v in (0, 1)):",
+        "                raise FactsError(name, f'must be True or False, got {type(v).__name__}')",
+        "        elif isinstance(v, bool) or not isinstance(v, int):",
+        "            raise FactsError(name, f'must be an int, got {type(v).__name__}')",
+        "",
+        "",
         "def check(f: Mapping[str, int | bool], profile: str = 'safe') -> list[Violation]:",
-        '    """Every violated rule of the profile, in catalogue order."""',
+        '    """Every violated rule of the profile, in catalogue order. A fact dict it cannot',
+        "    judge raises FactsError (see validate), an unknown profile KeyError: never a verdict",
+        '    on a guess."""',
+        "    validate(f, profile)",
         "    enabled = PROFILES[profile]",
         "    out = []",
         "    for rule_id, message, fn in RULES:",

@@ -26,18 +26,24 @@ import z3
 from alias_spec.frontend.tle.place import LayoutInfo, Place, alias_facts, recipe_facts
 from alias_spec.generated import recipes
 from alias_spec.model import recipes as recipe_model
+from alias_spec.model.dtypes import DTYPE_BITS, GPU_DTYPES
+from alias_spec.model.facts import Facts, elem_bytes
 from alias_spec.model.interp import check_facts
+from alias_spec.model.physical import swizzle_repeat
 from alias_spec.model.request import parse_request
 from alias_spec.semantics.z3expr import fact_vars, invariants, pin, to_z3, valid
 
 PROFILE = "safe"
 TV = 306
-BITS = {"i8": 8, "u8": 8, "fp8e4nv": 8, "fp8e5": 8, "i16": 16, "fp16": 16, "bf16": 16}
-BITS.update({"i32": 32, "fp32": 32, "i64": 64, "fp64": 64})
-DTYPES = list(BITS)
+DTYPES = list(GPU_DTYPES)
 MAX_ROOT_BYTES = 64 * 1024
 MAX_RESULT_ELEMS = 8192
 OFFSET_KINDS = ("min_pos", "max", "zero", "random", "random", "max")
+
+
+def _eb(dtype: str) -> int:
+    """Bytes per element of a corpus dtype."""
+    return elem_bytes(DTYPE_BITS[dtype])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,7 +156,7 @@ def sample_layout(
     rng: random.Random, shape: list[int], bits: int, layout_rank: int
 ) -> dict[str, Any]:
     """A layout the map formulas cover (NVMMA only where its tiling is unambiguous)."""
-    eb = bits // 8
+    eb = elem_bytes(bits)
     inner = shape[-1] * eb
     outer_rows = prod(shape[len(shape) - layout_rank : -1]) if layout_rank >= 2 else 1
     options = ["ident", "swz"]
@@ -177,7 +183,7 @@ def sample_layout(
 def sample_root(rng: random.Random) -> dict[str, Any]:
     while True:
         dtype = rng.choice(DTYPES)
-        eb = BITS[dtype] // 8
+        eb = _eb(dtype)
         rank = rng.choice([1, 2, 2, 3, 3])
         if rank == 1:
             shape = [rng.choice(pow2s(64 // eb or 1, 8192 // eb))]
@@ -192,7 +198,7 @@ def sample_root(rng: random.Random) -> dict[str, Any]:
                 shape = [rng.choice([2, 3, 4, 5]), rows, cols]
                 layout_rank = 2 if shape[0] in (3, 5) or rng.random() < 0.6 else 3
         if prod(shape) * eb <= MAX_ROOT_BYTES and prod(shape) * eb >= 256:
-            layout = sample_layout(rng, shape, BITS[dtype], layout_rank)
+            layout = sample_layout(rng, shape, DTYPE_BITS[dtype], layout_rank)
             return {"shape": shape, "dtype": dtype, "layout": layout}
 
 
@@ -223,10 +229,10 @@ def sample_view(rng: random.Random, root: dict[str, Any]) -> dict[str, Any]:
 def sample_result(
     rng: random.Random, max_bytes: int, align: int
 ) -> tuple[list[int], str, dict[str, Any]] | None:
-    swizzles = [s for s in (32, 64, 128) if 8 * s <= align]
+    swizzles = [s for s in (32, 64, 128) if swizzle_repeat(s) <= align]
     for _ in range(50):
         dtype = rng.choice(DTYPES)
-        eb = BITS[dtype] // 8
+        eb = _eb(dtype)
         budget = min(max_bytes // eb, MAX_RESULT_ELEMS)
         if budget < 2:
             continue
@@ -241,14 +247,14 @@ def sample_result(
             if rank == 3:
                 shape = [rng.choice([1, 2, 4])] + shape
             if prod(shape) <= budget:
-                return shape, dtype, nvmma(swizzle, BITS[dtype], rank)
+                return shape, dtype, nvmma(swizzle, DTYPE_BITS[dtype], rank)
             continue
         rank = rng.choice([1, 2, 2, 3])
         shape = [rng.choice(pow2s(1, 64)) for _ in range(rank)]
         if rank >= 2:
             shape[-1] = rng.choice(pow2s(1, 128))
         if 2 <= prod(shape) <= budget:
-            return shape, dtype, sample_layout(rng, shape, BITS[dtype], rank)
+            return shape, dtype, sample_layout(rng, shape, DTYPE_BITS[dtype], rank)
     return None
 
 
@@ -256,7 +262,7 @@ def sample_result(
 # Offsets by z3, and the three-way check of every step.
 
 
-def lowering_terms(env: dict[str, Any], rfacts: dict[str, int | bool]) -> list[Any]:
+def lowering_terms(env: dict[str, Any], rfacts: Facts) -> list[Any]:
     """The generated lowering's support conditions as z3 terms (recipe facts pinned; none of
     them depends on the offset except through the spec facts)."""
     full = dict(env)
@@ -266,9 +272,7 @@ def lowering_terms(env: dict[str, Any], rfacts: dict[str, int | bool]) -> list[A
     return [to_z3(recipe_model.expand(s.formula), full) for s in recipe_model.SUPPORT]
 
 
-def solve_offset(
-    facts: dict[str, int | bool], rfacts: dict[str, int | bool], kind: str, rng: random.Random
-) -> int | None:
+def solve_offset(facts: Facts, rfacts: Facts, kind: str, rng: random.Random) -> int | None:
     env = fact_vars()
     base = [invariants(env), valid(PROFILE, env), env["off_int"], *pin(env, facts, skip=("off",))]
     base += lowering_terms(env, rfacts)
@@ -283,7 +287,7 @@ def solve_offset(
     elif kind == "max":
         opt.maximize(off)
     else:
-        src_bytes = int(facts["src_elems"]) * ((int(facts["src_bits"]) + 7) // 8)
+        src_bytes = int(facts["src_elems"]) * elem_bytes(int(facts["src_bits"]))
         opt.add(off >= rng.randrange(max(1, src_bytes)))
         opt.minimize(off)
     if opt.check() != z3.sat:
@@ -304,7 +308,7 @@ def source_side(src: dict[str, Any]) -> dict[str, Any]:
 
 def step_facts(
     src: dict[str, Any], place: Place, res: dict[str, Any], off: int
-) -> tuple[dict[str, Any], dict[str, int | bool]]:
+) -> tuple[dict[str, Any], Facts]:
     """The spec request for one alias step and its facts, cross-checked with the frontend's."""
     request = {
         "source": source_side(src),
@@ -318,8 +322,9 @@ def step_facts(
     facts = parse_request(request).facts
     from alias_spec.frontend.tle.place import SourceView
 
-    view = SourceView(True, 0, True, BITS[src["dtype"]], tuple(src["shape"]), place, False)
-    mine = alias_facts(view, 0, False, res["shape"], BITS[res["dtype"]], info(res["layout"]), off)
+    view = SourceView(True, 0, True, DTYPE_BITS[src["dtype"]], tuple(src["shape"]), place, False)
+    res_bits, res_lay = DTYPE_BITS[res["dtype"]], info(res["layout"])
+    mine = alias_facts(view, 0, False, res["shape"], res_bits, res_lay, off)
     # The frontend computes the alias facts; view-op facts are the parser's business.
     if any(facts.get(k) != v for k, v in mine.items()):
         diff = {k: (facts.get(k), v) for k, v in mine.items() if facts.get(k) != v}
@@ -329,7 +334,7 @@ def step_facts(
 
 def build_case(rng: random.Random, ident: str) -> dict[str, Any] | None:
     root = sample_root(rng)
-    eb0 = BITS[root["dtype"]] // 8
+    eb0 = _eb(root["dtype"])
     lay0 = info(root["layout"])
     alloc_bytes = prod(root["shape"]) * eb0
     place = Place.root(root["shape"], lay0, eb0)
@@ -362,7 +367,7 @@ def build_case(rng: random.Random, ident: str) -> dict[str, Any] | None:
     n_chain = rng.choice([1, 1, 2, 2, 3])
     chain, requests, steps_recipes = [], [], []
     for _ in range(n_chain):
-        src_bytes = prod(src["shape"]) * BITS[src["dtype"]] // 8
+        src_bytes = prod(src["shape"]) * _eb(src["dtype"])
         picked = sample_result(rng, src_bytes, place.align)
         if picked is None:
             return None
@@ -385,12 +390,12 @@ def build_case(rng: random.Random, ident: str) -> dict[str, Any] | None:
         steps_recipes.append(recipes.choose(rf))
         chain.append({**res, "offset": off})
         requests.append(request)
-        eb = BITS[dtype] // 8
+        eb = _eb(dtype)
         place = place.rebased(tuple(src["shape"]), off, info(layout), eb, shape)
         src = {"shape": shape, "dtype": dtype, "layout": layout, "base_offset_bytes": place.base}
         src["alloc_alignment"] = place.align
     final = chain[-1]
-    eb = BITS[final["dtype"]] // 8
+    eb = _eb(final["dtype"])
     abs_off = place.base + extra
     byte_offsets = [abs_off + e * eb for e in element_offsets(final["layout"], final["shape"], eb)]
     res_bytes = prod(final["shape"]) * eb
@@ -421,9 +426,8 @@ def SourceViewFor(src: dict[str, Any], place: Place) -> Any:  # noqa: N802 - rea
     alloc = list(src.get("alloc_shape", src["shape"]))
     subview = alloc != list(src["shape"])
     lrank = info(src["layout"]).rank
-    return SourceView(
-        True, 0, True, BITS[src["dtype"]], tuple(src["shape"]), place, subview, tuple(alloc), lrank
-    )
+    bits = DTYPE_BITS[src["dtype"]]
+    return SourceView(True, 0, True, bits, tuple(src["shape"]), place, subview, tuple(alloc), lrank)
 
 
 def generate(count: int, seed: int) -> list[dict[str, Any]]:

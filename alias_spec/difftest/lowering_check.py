@@ -1,7 +1,8 @@
 """Compile every GPU corpus case through ``alias_spec.frontend.tle`` with the installed Triton.
 
-``python -m alias_spec.difftest.lowering_check [--out FILE] [--limit N]`` builds, for each case of
-tests/gpu/corpus.json, a kernel with the case's root allocation, its optional index or slice
+``python -m alias_spec.difftest.lowering_check [--corpus FILE] [--out FILE] [--limit N]`` builds,
+for each case of the GPU corpus (default: tests/gpu/corpus.json under the current directory, as
+in a checkout), a kernel with the case's root allocation, its optional index or slice
 view and its alias chain, then reads the last alias. It compiles that kernel for sm_90 (no GPU
 needed) with whatever Triton the running interpreter has, and records per case the recipe the
 frontend chose for each alias step (with the facts it chose on) and the outcome:
@@ -40,9 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from alias_spec.generated import recipes
+from alias_spec.model.facts import Facts
 
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "tests" / "gpu" / "corpus.json"
+# The folder holding the alias_spec package: the workers import it from there, and messages
+# name it <repo> so that results do not depend on where the package lives.
+PACKAGE_HOME = Path(__file__).resolve().parents[2]
+CORPUS = "tests/gpu/corpus.json"  # relative to the current directory, as in a checkout
 TARGET_ARCH = 90
 NUM_WARPS = 4
 CASE_TIMEOUT_S = 300
@@ -124,7 +128,7 @@ def _recording(steps: list[dict[str, Any]], announce: Any = None) -> Iterator[No
 
     real = lowering.choose
 
-    def choose(facts: dict[str, int | bool]) -> Any:
+    def choose(facts: Facts) -> Any:
         recipe, reasons = real(facts)
         caller = sys._getframe(1).f_code.co_name
         if caller == "alloc":
@@ -149,7 +153,8 @@ def _recording(steps: list[dict[str, Any]], announce: Any = None) -> Iterator[No
 
 def _first_lines(text: str) -> str:
     """The first lines of a diagnostic, with this checkout's and interpreter's paths elided."""
-    for path, name in ((ROOT, "<repo>"), (sys.prefix, "<python>"), (sys.base_prefix, "<python>")):
+    homes = ((PACKAGE_HOME, "<repo>"), (sys.prefix, "<python>"), (sys.base_prefix, "<python>"))
+    for path, name in homes:
         text = text.replace(str(path), name)
     lines = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()]
     return "\n".join(lines[:MESSAGE_LINES])
@@ -274,14 +279,14 @@ class _Worker:
         fd, self.log_path = tempfile.mkstemp(prefix="tle-lowering-check-", suffix=".log")
         os.close(fd)
         self.early = tempfile.TemporaryFile()  # stderr outside compiles (imports, startup)
-        pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+        home = str(PACKAGE_HOME)
+        pythonpath = os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "alias_spec.difftest.lowering_check", "--worker", str(corpus)]
             + ["--worker-log", self.log_path],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.early,
-            cwd=ROOT,
             env={**os.environ, "PYTHONPATH": pythonpath},
         )
         self.pending = b""
@@ -449,6 +454,12 @@ def dump(doc: dict[str, Any]) -> str:
     return text + ',\n "cases": [\n' + rows + "\n ]\n}\n"
 
 
+def _shown(corpus: Path) -> str:
+    """The corpus as the results name it: relative to the current directory when inside it."""
+    path, here = corpus.resolve(), Path.cwd().resolve()
+    return path.relative_to(here).as_posix() if path.is_relative_to(here) else corpus.name
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m alias_spec.difftest.lowering_check",
@@ -456,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         "Triton (sm_90, no GPU needed) and record each case's recipes and outcome.",
     )
     ap.add_argument(
-        "--corpus", type=Path, default=CORPUS, help="corpus JSON (default: %(default)s)"
+        "--corpus", type=Path, default=Path(CORPUS), help="corpus JSON (default: ./%(default)s)"
     )
     ap.add_argument("--out", type=Path, help="write the results JSON here")
     ap.add_argument("--limit", type=int, help="only the first N cases")
@@ -499,9 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         "triton": triton.__version__,
         "tv": triton_version(),
         "target": f"cuda:{TARGET_ARCH}",
-        "corpus": args.corpus.resolve().relative_to(ROOT).as_posix()
-        if args.corpus.resolve().is_relative_to(ROOT)
-        else args.corpus.name,
+        "corpus": _shown(args.corpus),
         "measured": started.date().isoformat(),
         "how": "compiled for sm_90 on a machine without a GPU; nothing ran on a GPU",
         "seconds": round((datetime.datetime.now(datetime.timezone.utc) - started).total_seconds()),

@@ -30,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from alias_spec.difftest import fuzz
+from alias_spec.difftest.adapters import InterpEngine, python_engine
+from alias_spec.difftest.outcomes import ZERO_DIVISION, Case, Outcome, in_int64
+from alias_spec.difftest.z3_boundary import nodes
 from alias_spec.model import catalogue, dsl
 from alias_spec.model.catalogue import PROFILES, Rule
 from alias_spec.model.facts import FACTS
@@ -92,7 +95,7 @@ def flip_each(formula: dsl.Expr) -> Iterator[dsl.Expr]:
                 return dsl.Expr(FLIP[e.op], e.args, e.value)
         return dsl.Expr(e.op, tuple(flip_kth(a, k, seen) for a in e.args), e.value)
 
-    count = sum(1 for n in fuzz.nodes(formula) if n.op in FLIP)
+    count = sum(1 for n in nodes(formula) if n.op in FLIP)
     for k in range(count):
         yield flip_kth(formula, k, [-1])
 
@@ -282,18 +285,18 @@ def build_cpp_mutants(ms: Sequence[Mutation], directory: Path, jobs: int = 0) ->
 
 
 def run_cpp_mutants(
-    binary: Path, cases: Sequence[fuzz.Case], active: Sequence[int]
-) -> dict[int, list[fuzz.Outcome]]:
+    binary: Path, cases: Sequence[Case], active: Sequence[int]
+) -> dict[int, list[Outcome]]:
     """Outcomes of the ``active`` mutants (by index) on each case; None outside int64."""
     index = {p: i for i, p in enumerate(PROFILES)}
     names = [f.name for f in FACTS]
     lines, where = [" ".join(str(k) for k in active)], []
     for i, c in enumerate(cases):
-        if fuzz.in_int64(c.facts):
+        if in_int64(c.facts):
             values = [str(int(c.facts[x])) for x in names]
             lines.append(" ".join(values + [str(index[c.profile])]))
             where.append(i)
-    out: dict[int, list[fuzz.Outcome]] = {k: [None] * len(cases) for k in active}
+    out: dict[int, list[Outcome]] = {k: [None] * len(cases) for k in active}
     proc = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True,
                           text=True, check=False)  # fmt: skip
     rows = proc.stdout.split("\n")
@@ -306,7 +309,7 @@ def run_cpp_mutants(
 
 
 def _cpp_kills(
-    binary: Path, cases: Sequence[fuzz.Case], reference: Sequence[fuzz.Outcome], n: int
+    binary: Path, cases: Sequence[Case], reference: Sequence[Outcome], n: int
 ) -> list[int | None]:
     """First killing case per mutant. Cases go through in chunks and a killed mutant stops
     running; mutant 0 (the unchanged control) runs on every case."""
@@ -329,7 +332,7 @@ def _cpp_kills(
 class Result:
     mutation: Mutation
     backend: str
-    killed_by: fuzz.Case | None  # the first suite case on which the mutant disagreed
+    killed_by: Case | None  # the first suite case on which the mutant disagreed
     index: int | None  # its position in the suite
 
     @property
@@ -337,7 +340,7 @@ class Result:
         return self.killed_by is not None
 
 
-def _first_kill(outcomes: Sequence[fuzz.Outcome], reference: Sequence[fuzz.Outcome]) -> int | None:
+def _first_kill(outcomes: Sequence[Outcome], reference: Sequence[Outcome]) -> int | None:
     for i, (got, want) in enumerate(zip(outcomes, reference, strict=True)):
         if got is not None and want is not None and got != want:
             return i
@@ -345,16 +348,16 @@ def _first_kill(outcomes: Sequence[fuzz.Outcome], reference: Sequence[fuzz.Outco
 
 
 def run_mutants(
-    cases: Sequence[fuzz.Case],
+    cases: Sequence[Case],
     ms: Sequence[Mutation] | None = None,
     backends: Sequence[str] = BACKENDS,
 ) -> list[Result]:
     """Judge the suite with every mutant of every backend; the unchanged catalogue comes
     first (as a control, expected to survive)."""
     ms = [unchanged(), *(mutations() if ms is None else ms)]
-    reference = [fuzz.InterpEngine()(c.facts, c.profile) for c in cases]
+    reference = [InterpEngine()(c.facts, c.profile) for c in cases]
     # The C++ header has no verdict where the spec divides by zero (it returns 0 there).
-    cpp_reference = [None if r == fuzz.ZERO_DIVISION else r for r in reference]
+    cpp_reference = [None if r == ZERO_DIVISION else r for r in reference]
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="alias-mutants-") as tmp:
         directory = Path(tmp)
@@ -365,18 +368,18 @@ def run_mutants(
                 results.append(Result(m, "cpp", None if i is None else cases[i], i))
         for k, m in enumerate(ms):
             if "python" in backends:
-                run = fuzz.python_engine(python_mutant(m, directory, k))
+                run = python_engine(python_mutant(m, directory, k))
                 i = _first_kill_lazy(run, cases, reference)
                 results.append(Result(m, "python", None if i is None else cases[i], i))
             if "interp" in backends:
                 with catalogue_as(m.rules):
-                    interp = fuzz.InterpEngine()
+                    interp = InterpEngine()
                     i = _first_kill_lazy(interp, cases, reference)
                 results.append(Result(m, "interp", None if i is None else cases[i], i))
     return results
 
 
-def _first_kill_lazy(engine: Any, cases: Sequence[fuzz.Case], reference: Sequence[fuzz.Outcome]):
+def _first_kill_lazy(engine: Any, cases: Sequence[Case], reference: Sequence[Outcome]):
     for i, c in enumerate(cases):
         if engine(c.facts, c.profile) != reference[i]:
             return i

@@ -31,8 +31,11 @@ from types import ModuleType
 from typing import Any
 
 from alias_spec.model.catalogue import PROFILES, rules_for
+from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.errors import RequestError
+from alias_spec.model.facts import Facts
 from alias_spec.model.interp import violated
+from alias_spec.model.layouts import NVMMA_SWIZZLES
 from alias_spec.model.request import parse_request
 
 RE, SUB, IDX, ALIAS = "reinterpret", "subslice", "index", "alias"
@@ -43,11 +46,9 @@ OP_NAMES = {
     ALIAS: "tle.memdesc_alias",
 }
 DTYPES = ("f16", "bf16", "f32", "i8", "i1")
-BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8, "i1": 1}
 DIMS = (0, 1, 2, 3, 4, 6, 8, 16, 32, 64)
 OFFSETS = (0, 1, 2, 4, 8, 12, 16, 32)
 INDICES = (0, 1, 2, -1, None)
-NVMMA_SWIZZLES = (0, 32, 64, 128)
 TMEM = "#ttng.tensor_memory"
 # Where the case builder lives (it is moving out of tests/): first importable wins.
 CASE_MODULES = ("alias_spec.difftest.triton.cases", "tests.alias_spec/difftest/triton.cases")
@@ -81,7 +82,7 @@ class Side:
         if self.layout[0] == "sw":
             lay = cases.sw(*self.layout[1:])
         else:
-            lay = cases.nv(self.layout[1], BITS[self.dtype], self.layout[2])
+            lay = cases.nv(self.layout[1], DTYPE_BITS[self.dtype], self.layout[2])
         alloc = None if self.alloc is None else list(self.alloc)
         text = cases.md(list(self.shape), self.dtype, lay, self.mutable, alloc)
         return text.replace(cases.SPACE, TMEM) if self.space == "tmem" else text
@@ -247,7 +248,7 @@ class Candidate:
     parent: Candidate | None
     request: dict[str, Any]
     text: str  # the request as canonical JSON: the last tie-break
-    facts: dict[str, int | bool]
+    facts: Facts
 
 
 class Family:

@@ -1,9 +1,11 @@
 """`alias-spec docs build|serve`: the documentation site (mkdocs with the Material theme).
 
 Generated pages (alias_spec/docgen/gen_docs.py) are brought up to date first, then mkdocs runs
-from the repository root. This file is also mkdocs' hook module (``hooks:`` in mkdocs.yml): it
-fills the Rules section of the navigation from the catalogue and adds benchmarks/results.md
-when it exists, so neither goes stale as rules are added.
+from the docs root the caller gives (``alias-spec docs build --root DIR``, default the current
+directory: a checkout's top, holding mkdocs.yml and docs/). This file is also mkdocs' hook
+module (``hooks:`` in mkdocs.yml): it fills the Rules section of the navigation from the
+catalogue and adds benchmarks/results.md when it exists, so neither goes stale as rules are
+added.
 """
 
 from __future__ import annotations
@@ -14,20 +16,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
 SITE = "site"
 BENCHMARKS = "benchmarks/results.md"
 CI_PACKAGES = "mkdocs-material"  # brings mkdocs, pymdown-extensions and pygments
 
 
-def regenerate(root: Path = ROOT) -> list[str]:
-    """Write every stale generated docs page and drop rule pages of rules that are gone."""
-    sys.path.insert(0, str(root))
+def regenerate(root: Path) -> list[str]:
+    """Write every stale generated docs page under ``root`` and drop rule pages of rules that
+    are gone."""
     from alias_spec.docgen import gen_docs
 
     written = []
     wanted = set()
-    for rel, make in gen_docs.targets():
+    for rel, make in gen_docs.targets(root):
         wanted.add(rel)
         path = root / rel
         text = make()
@@ -49,8 +50,9 @@ def mkdocs_available() -> bool:
     )
 
 
-def mkdocs_command(action: str, strict: bool, site_dir: str | Path = SITE) -> list[str]:
-    cmd = [sys.executable, "-m", "mkdocs", action, "-f", str(ROOT / "mkdocs.yml")]
+def mkdocs_command(action: str, strict: bool, root: Path, site_dir: str | Path = SITE) -> list[str]:
+    """The mkdocs command line for the site whose mkdocs.yml is in ``root``."""
+    cmd = [sys.executable, "-m", "mkdocs", action, "-f", str(root / "mkdocs.yml")]
     if action == "build":
         cmd += ["-d", str(site_dir)]
     if strict:
@@ -58,20 +60,30 @@ def mkdocs_command(action: str, strict: bool, site_dir: str | Path = SITE) -> li
     return cmd
 
 
-def main(action: str, strict: bool = True) -> int:
-    """``build``: regenerate pages if needed, then ``mkdocs build --strict`` into site/;
-    ``serve``: the same pages, served with live reload."""
+def main(action: str, root: Path, strict: bool = True) -> int:
+    """``build``: regenerate pages under ``root`` if needed, then ``mkdocs build --strict``
+    into ``root``/site/; ``serve``: the same pages, served with live reload."""
+    from alias_spec.docgen.gen_docs import InputError
+
     if action not in ("build", "serve"):
         print(f"alias-spec docs: unknown action {action!r} (build or serve)", file=sys.stderr)
+        return 2
+    if not (root / "mkdocs.yml").is_file():
+        print(f"alias-spec docs: --root {root}: no mkdocs.yml there", file=sys.stderr)
         return 2
     if not mkdocs_available():
         print(
             f"alias-spec docs: mkdocs is not installed: pip install {CI_PACKAGES}", file=sys.stderr
         )
         return 2
-    for rel in regenerate():
+    try:
+        written = regenerate(root)
+    except InputError as exc:
+        print(f"alias-spec docs: {exc}", file=sys.stderr)
+        return 2
+    for rel in written:
         print(f"wrote {rel}")
-    return subprocess.run(mkdocs_command(action, strict), cwd=ROOT).returncode
+    return subprocess.run(mkdocs_command(action, strict, root), cwd=root).returncode
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,13 +16,13 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import PROFILES, RULES, rule
 from alias_spec.model.errors import RequestError
-from alias_spec.model.facts import FACTS
+from alias_spec.model.facts import FACTS, Facts
 from alias_spec.model.interp import report_values
 from alias_spec.model.verdict import Verdict, Violation
 
@@ -57,31 +57,50 @@ def _version(cxx: str) -> str:
         return ""
 
 
-def build(extra_flags: Sequence[str] = (), sanitize: bool = False) -> Path:
-    """The harness binary for these flags, compiling it into the cache if needed."""
+def build_binary(
+    name: str,
+    sources: Sequence[Path],
+    include_dirs: Sequence[Path],
+    flags: Sequence[str],
+    inputs: Sequence[Path] = (),
+) -> Path:
+    """Compile ``sources`` into a cached binary named ``name-<hash>``. The hash covers every
+    source and extra input file (headers), the compiler's version and the flags, so a change
+    to any of them rebuilds."""
     cxx = compiler()
     if cxx is None:
         raise CppEngineError("no C++ compiler found (set CXX or install g++)")
-    flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ()), *extra_flags]
     key = hashlib.sha256()
-    for part in (HEADER.read_bytes(), HARNESS.read_bytes(), _version(cxx).encode()):
-        key.update(hashlib.sha256(part).digest())
+    for path in (*sources, *inputs):
+        key.update(hashlib.sha256(path.read_bytes()).digest())
+    key.update(hashlib.sha256(_version(cxx).encode()).digest())
     key.update("\0".join(flags).encode())
     out_dir = cache_dir()
-    binary = out_dir / f"harness-{key.hexdigest()[:20]}"
+    binary = out_dir / f"{name}-{key.hexdigest()[:20]}"
     if binary.exists():
         return binary
     out_dir.mkdir(parents=True, exist_ok=True)
     # Build beside the target and rename: concurrent builders never see a partial binary.
     fd, tmp = tempfile.mkstemp(prefix=binary.name + ".", dir=out_dir)
     os.close(fd)
-    cmd = [cxx, *flags, "-I", str(HEADER.parent), str(HARNESS), "-o", tmp]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    includes = [arg for d in include_dirs for arg in ("-I", str(d))]
+    cmd = [cxx, *flags, *includes, *(str(p) for p in sources), "-o", tmp]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise CppEngineError(f"running the compiler failed: {exc}") from None
     if proc.returncode != 0:
         Path(tmp).unlink(missing_ok=True)
-        raise CppEngineError(f"building the harness failed:\n{proc.stderr[-4000:]}")
+        raise CppEngineError(f"building {name} failed:\n{proc.stderr[-4000:]}")
     os.replace(tmp, binary)
     return binary
+
+
+def build(extra_flags: Sequence[str] = (), sanitize: bool = False) -> Path:
+    """The harness binary for these flags, compiling it into the cache if needed."""
+    flags = [*BASE_FLAGS, *(SANITIZE_FLAGS if sanitize else ()), *extra_flags]
+    return build_binary("harness", [HARNESS], [HEADER.parent], flags, inputs=[HEADER])
 
 
 def _profile_index(profile: str) -> int:
@@ -91,7 +110,7 @@ def _profile_index(profile: str) -> int:
     return names.index(profile)
 
 
-def _encode(facts: Mapping[str, int | bool], profile_index: int) -> str:
+def _encode(facts: Facts, profile_index: int) -> str:
     values = []
     for f in FACTS:
         if f.name not in facts:
@@ -115,7 +134,7 @@ def _encode(facts: Mapping[str, int | bool], profile_index: int) -> str:
     return " ".join(values)
 
 
-def _sanitizer_env() -> dict[str, str]:
+def sanitizer_env() -> dict[str, str]:
     env = dict(os.environ)
     # Leak checking needs ptrace, which sandboxes often forbid; leaks are not what we test.
     env.setdefault("ASAN_OPTIONS", "detect_leaks=0")
@@ -124,7 +143,7 @@ def _sanitizer_env() -> dict[str, str]:
 
 
 def check_batch(
-    facts_list: Sequence[Mapping[str, int | bool]],
+    facts_list: Sequence[Facts],
     profile: str,
     sanitize: bool = False,
     extra_flags: Sequence[str] = (),
@@ -140,7 +159,7 @@ def check_batch(
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
-        env=_sanitizer_env() if sanitize else None,
+        env=sanitizer_env() if sanitize else None,
         check=False,
     )
     if proc.returncode != 0 or proc.stderr.strip():
@@ -153,7 +172,7 @@ def check_batch(
     return [[RULES[int(i)].id for i in row.split()] for row in out]
 
 
-def check_facts(facts: Mapping[str, int | bool], profile: str) -> Verdict:
+def check_facts(facts: Facts, profile: str) -> Verdict:
     """Judge one fact dict with the compiled header (engine "cpp")."""
     fired = check_batch([facts], profile)[0]
     violations = []

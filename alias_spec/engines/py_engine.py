@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from alias_spec.generated import alias_checks
+from alias_spec.model.facts import Facts
 from alias_spec.model.verdict import Verdict, Violation
 
 
-def check_facts(facts: Mapping[str, int | bool], profile: str) -> Verdict:
+def check_facts(facts: Facts, profile: str) -> Verdict:
     """Judge one fact dict with the generated module (engine "python")."""
     if profile not in alias_checks.PROFILES:
         names = ", ".join(alias_checks.PROFILES)

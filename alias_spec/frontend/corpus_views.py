@@ -15,21 +15,11 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language._core import _unwrap_if_constexpr, builtin
 
 from alias_spec.frontend import tle
+from alias_spec.model.dtypes import BY_NAME, GPU_DTYPES
 
-# Corpus dtype names -> Gluon dtypes; the pointer type of a signature is "*" + the name.
-DTYPES: dict[str, Any] = {
-    "i8": gl.int8,
-    "u8": gl.uint8,
-    "fp8e4nv": gl.float8e4nv,
-    "fp8e5": gl.float8e5,
-    "i16": gl.int16,
-    "fp16": gl.float16,
-    "bf16": gl.bfloat16,
-    "i32": gl.int32,
-    "fp32": gl.float32,
-    "i64": gl.int64,
-    "fp64": gl.float64,
-}
+# Corpus dtype names -> Gluon dtypes (the model's dtype table names them); the pointer type of
+# a signature is "*" + the name.
+DTYPES: dict[str, Any] = {name: getattr(gl, BY_NAME[name].gluon) for name in GPU_DTYPES}
 # 0 none, 1 static index, 2 runtime index (the kernel's ``vi``), 3 slice.
 VIEW_OPS = {"none": 0, "index": 1, "slice": 3}
 RUNTIME_INDEX = 2

@@ -15,6 +15,7 @@ import triton
 from triton.experimental.gluon import language as gl
 
 from alias_spec.generated import recipes
+from alias_spec.model.facts import Facts, elem_bytes
 
 # A 1-D unswizzled layout for byte-granule views (leading buffer dim outside it).
 _BYTES_1D = gl.SwizzledSharedLayout(1, 1, 1, [0])
@@ -41,7 +42,7 @@ def emit(
     dtype: Any,
     shape: list[int],
     layout: Any,
-    facts: dict[str, int | bool],
+    facts: Facts,
     semantic: Any,
 ) -> Any:
     """Emit ``recipe`` and return a fresh (non-subview) descriptor of the alias."""
@@ -49,8 +50,8 @@ def emit(
     if recipe == "view":
         return _reinterpret(src, dtype, shape, layout, semantic)
     if recipe == "index":
-        nbytes = int(facts["res_elems"]) * ((int(facts["res_bits"]) + 7) // 8)
-        src_bytes = int(facts["src_elems"]) * ((int(facts["src_bits"]) + 7) // 8)
+        nbytes = int(facts["res_elems"]) * elem_bytes(int(facts["res_bits"]))
+        src_bytes = int(facts["src_elems"]) * elem_bytes(int(facts["src_bits"]))
         # 3.8 wants the reinterpret to cover the source exactly; older and newer accept less.
         count = src_bytes // nbytes if facts["tv"] == 308 else off // nbytes + 1
         stacked = _reinterpret(src, dtype, [count, *shape], layout, semantic)
@@ -74,7 +75,7 @@ def emit(
     raise ValueError(f"unknown alias recipe {recipe!r}")
 
 
-def choose(facts: dict[str, int | bool]) -> tuple[str | None, list[tuple[str, str, str, dict]]]:
+def choose(facts: Facts) -> tuple[str | None, list[tuple[str, str, str, dict]]]:
     """(recipe, unsupported reasons): the recipe is None whenever a reason is listed."""
     reasons = recipes.unsupported(facts)
     recipe = None if reasons else recipes.choose(facts)

@@ -73,6 +73,7 @@
 //   triton-3.9: triton.subslice.nvmma_rows: Triton aborts on this subslice (NVMMA layout shorter than its swizzle pattern)
 //   triton-3.9: triton.reinterpret.nvmma_rows: Triton aborts on this reinterpret (NVMMA layout shorter than its swizzle pattern)
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -166,6 +167,67 @@ constexpr const char *kVerifierMessages[kNumRules] = {
     "Triton aborts on this reinterpret (NVMMA layout shorter than its swizzle pattern)",
 };
 
+// Per rule (catalogue order), its place in the order FlagTree's verifier checks in;
+// TLE_ALIAS_FIRST_ERROR_ONLY reports the violation that comes first there.
+[[maybe_unused]] constexpr std::size_t kVerifierRank[kNumRules] = {
+    9,  // alias.source.kind
+    10,  // alias.init_value
+    1,  // alias.scope.smem
+    0,  // alias.space.match
+    2,  // alias.mutability
+    11,  // alias.offset.constexpr
+    3,  // alias.offset.nonneg
+    4,  // alias.offset.i32
+    5,  // alias.dtype.addressable
+    6,  // alias.offset.aligned
+    7,  // alias.size.static
+    8,  // alias.range.fits
+    12,  // alias.range.physical
+    13,  // alias.address.aligned
+    14,  // alias.address.i32
+    15,  // alias.base.aligned
+    16,  // triton.op.stock
+    17,  // triton.type.rank
+    18,  // triton.type.layout_rank
+    19,  // triton.type.alloc_rank
+    20,  // triton.type.alloc_fits
+    21,  // triton.type.pow2_tail
+    22,  // triton.type.nonzero
+    23,  // triton.type.pow2
+    24,  // triton.type.alloc_pow2
+    25,  // triton.type.nvmma_width
+    26,  // triton.type.byte_elems
+    27,  // triton.reinterpret.space
+    28,  // triton.reinterpret.mutability
+    29,  // triton.reinterpret.no_subview
+    30,  // triton.reinterpret.same_size
+    31,  // triton.reinterpret.layout
+    32,  // triton.reinterpret.result_subview
+    33,  // triton.reinterpret.fits
+    34,  // triton.reinterpret.owned
+    35,  // triton.index.elem
+    36,  // triton.index.rank
+    37,  // triton.index.of_index
+    38,  // triton.index.shape
+    39,  // triton.index.subview
+    40,  // triton.index.prefix
+    41,  // triton.index.result_alloc
+    42,  // triton.index.encoding
+    43,  // triton.subslice.elem
+    44,  // triton.subslice.offsets
+    45,  // triton.subslice.rank
+    46,  // triton.subslice.encoding
+    47,  // triton.subslice.alloc_shape
+    48,  // triton.subslice.bounds
+    49,  // triton.subslice.start
+    50,  // triton.subslice.unsplit
+    51,  // triton.subslice.tile
+    52,  // triton.subslice.swizzle
+    53,  // triton.subslice.layout
+    54,  // triton.subslice.nvmma_rows
+    55,  // triton.reinterpret.nvmma_rows
+};
+
 std::int64_t spaceOf(ttg::MemDescType ty) {
   mlir::Attribute space = ty.getMemorySpace();
   if (mlir::isa_and_nonnull<ttg::SharedMemorySpaceAttr>(space)) return kSmem;
@@ -193,16 +255,20 @@ std::int64_t allocAlignment(ttg::MemDescType src) {
   return repeat > 16 ? repeat : 16;
 }
 
-// Element count of a shape; false for a dynamic or negative dim or a count past int64.
+// Element count of a shape, as FlagTree's verifier counts it: dims multiplied in order, each
+// product checked against int64 before it is formed; false for a dynamic or negative dim or
+// a count past int64. A zero dim ends the growth, so dims after it cannot overflow, but a
+// count that overflowed before it stays an error. (The byte size, count x element bytes,
+// is judged by alias.size.static.)
 bool staticElems(llvm::ArrayRef<std::int64_t> shape, std::int64_t &elems) {
-  Wide n = 1;
+  std::int64_t n = 1;
   elems = 0;
   for (std::int64_t d : shape) {
     if (mlir::ShapedType::isDynamic(d) || d < 0) return false;
-    n *= d;  // n <= INT64_MAX before, so the product fits in 128 bits
-    if (n > kInt64Max) return false;
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) return false;
+    n *= d;
   }
-  elems = static_cast<std::int64_t>(n);
+  elems = n;
   return true;
 }
 
@@ -225,10 +291,13 @@ bool footprint(llvm::ArrayRef<std::int64_t> shape, llvm::ArrayRef<std::int64_t> 
   if (shape.size() > n || offsets.size() != n) return false;
   std::vector<Wide> s(n, 1), stride(n, 1);
   for (std::size_t i = 0; i < shape.size(); ++i) s[n - shape.size() + i] = shape[i];
+  // A view must lie inside its allocation (Triton's type and subslice verifiers see to it);
+  // checking here keeps every product below bounded by the allocation's strides.
   for (std::size_t i = 0; i < n; ++i) {
-    if (alloc[i] < 0 || s[i] < 0) return false;
-    if (s[i] == 0) return true;  // an empty view covers nothing
+    if (alloc[i] < 0 || s[i] < 0 || offsets[i] < 0 || offsets[i] + s[i] > alloc[i]) return false;
   }
+  for (std::size_t i = 0; i < n; ++i)
+    if (s[i] == 0) return true;  // an empty view covers nothing
   for (std::size_t i = n - 1; i > 0; --i) {
     stride[i - 1] = stride[i] * alloc[i];
     if (stride[i - 1] > kInt64Max) return false;
@@ -368,13 +437,23 @@ mlir::LogicalResult verifyMemDescAlias(mlir::Operation *op, mlir::Value src,
   f.sub_swz_ok = false;
 
   const std::vector<Violation> violations = check(f, kProfile);
+#ifdef TLE_ALIAS_FIRST_ERROR_ONLY
+  // FlagTree's own verifier stops at its first error, in the order it checks.
+  const Violation *first = nullptr;
+  for (const Violation &v : violations)
+    if (!first || kVerifierRank[static_cast<std::size_t>(v.rule)] <
+                      kVerifierRank[static_cast<std::size_t>(first->rule)])
+      first = &v;
+  if (first) {
+    const auto index = static_cast<std::size_t>(first->rule);
+    op->emitOpError(kVerifierMessages[index]) << " [" << kRuleIds[index] << "]";
+  }
+#else
   for (const Violation &v : violations) {
     const auto index = static_cast<std::size_t>(v.rule);
     op->emitOpError(kVerifierMessages[index]) << " [" << kRuleIds[index] << "]";
-#ifdef TLE_ALIAS_FIRST_ERROR_ONLY
-    break;  // FlagTree's own verifier stops at its first error
-#endif
   }
+#endif
   return violations.empty() ? mlir::success() : mlir::failure();
 }
 

@@ -23,7 +23,25 @@ class AliasError(ValueError):
         super().__init__('; '.join(f'[{v.rule}] {v.message}' for v in violations))
 
 
+class FactsError(ValueError):
+    """Raised by check for a fact dict it cannot judge: names the fact."""
+
+    def __init__(self, fact: str, problem: str) -> None:
+        self.fact = fact
+        super().__init__(f'facts.{fact}: {problem}')
+
+
 FACTS = ('src_buffered', 'init_given', 'scope', 'src_space', 'res_space', 'src_mutable', 'res_mutable', 'off_int', 'off', 'src_bits', 'res_bits', 'src_static', 'res_static', 'src_elems', 'res_elems', 'src_start', 'src_base', 'run', 'p0', 'c0', 'p1', 'c1', 'p2', 'c2', 'align', 'swz', 'op', 'src_rank', 'src_alloc_rank', 'src_lay_rank', 'src_d0_pow2', 'src_tail_pow2', 'src_nonzero', 'src_alloc_fits', 'src_alloc_tail_pow2', 'src_subview', 'src_nvmma_fits', 'src_nvmma_rows', 'res_rank', 'res_alloc_rank', 'res_lay_rank', 'res_d0_pow2', 'res_tail_pow2', 'res_nonzero', 'res_alloc_fits', 'res_alloc_tail_pow2', 'res_subview', 'res_nvmma_fits', 'res_nvmma_rows', 'same_elem', 'same_enc', 'same_alloc', 'src_prefix_sub', 'idx_static', 'idx', 'idx_shape_ok', 'sub_rank_ok', 'sub_split', 'sub_zero_ok', 'sub_tile_ok', 'sub_off_lt', 'sub_in_bounds', 'sub_swz_ok')
+BOOL_FACTS = frozenset(('src_buffered', 'init_given', 'src_mutable', 'res_mutable', 'off_int', 'src_static', 'res_static', 'src_d0_pow2', 'src_tail_pow2', 'src_nonzero', 'src_alloc_fits', 'src_alloc_tail_pow2', 'src_subview', 'src_nvmma_fits', 'src_nvmma_rows', 'res_d0_pow2', 'res_tail_pow2', 'res_nonzero', 'res_alloc_fits', 'res_alloc_tail_pow2', 'res_subview', 'res_nvmma_fits', 'res_nvmma_rows', 'same_elem', 'same_enc', 'same_alloc', 'src_prefix_sub', 'idx_static', 'idx_shape_ok', 'sub_rank_ok', 'sub_split', 'sub_zero_ok', 'sub_tile_ok', 'sub_off_lt', 'sub_in_bounds', 'sub_swz_ok'))
+# The facts each profile's rules read: check validates exactly these.
+READS = {
+    'flagtree': ('src_buffered', 'init_given', 'scope', 'src_space', 'res_space', 'src_mutable', 'res_mutable', 'off_int', 'off', 'src_bits', 'res_bits', 'src_static', 'res_static', 'src_elems', 'res_elems', 'op'),
+    'safe': ('src_buffered', 'init_given', 'scope', 'src_space', 'res_space', 'src_mutable', 'res_mutable', 'off_int', 'off', 'src_bits', 'res_bits', 'src_static', 'res_static', 'src_elems', 'res_elems', 'src_start', 'src_base', 'run', 'p0', 'c0', 'p1', 'c1', 'p2', 'c2', 'align', 'swz', 'op'),
+    'triton-3.6': ('op', 'src_rank', 'src_alloc_rank', 'src_lay_rank', 'src_d0_pow2', 'src_tail_pow2', 'src_alloc_fits', 'src_subview', 'src_nvmma_fits', 'src_nvmma_rows', 'res_rank', 'res_alloc_rank', 'res_lay_rank', 'res_tail_pow2', 'res_alloc_fits', 'res_subview', 'same_elem', 'idx_shape_ok', 'sub_rank_ok', 'sub_split', 'sub_zero_ok', 'sub_tile_ok', 'sub_swz_ok'),
+    'triton-3.7': ('op', 'src_rank', 'src_alloc_rank', 'src_lay_rank', 'src_d0_pow2', 'src_tail_pow2', 'src_nonzero', 'src_alloc_fits', 'src_subview', 'src_nvmma_fits', 'src_nvmma_rows', 'res_rank', 'res_alloc_rank', 'res_lay_rank', 'res_tail_pow2', 'res_nonzero', 'res_alloc_fits', 'res_subview', 'res_nvmma_fits', 'same_elem', 'idx_shape_ok', 'sub_rank_ok', 'sub_split', 'sub_zero_ok', 'sub_tile_ok', 'sub_swz_ok'),
+    'triton-3.8': ('src_space', 'res_space', 'src_mutable', 'res_mutable', 'src_bits', 'res_bits', 'src_static', 'res_static', 'src_elems', 'res_elems', 'op', 'src_rank', 'src_alloc_rank', 'src_lay_rank', 'src_d0_pow2', 'src_tail_pow2', 'src_nonzero', 'src_alloc_fits', 'src_subview', 'src_nvmma_fits', 'src_nvmma_rows', 'res_rank', 'res_alloc_rank', 'res_lay_rank', 'res_d0_pow2', 'res_tail_pow2', 'res_nonzero', 'res_alloc_fits', 'res_subview', 'res_nvmma_fits', 'res_nvmma_rows', 'same_elem', 'same_enc', 'idx_shape_ok', 'sub_rank_ok', 'sub_split', 'sub_zero_ok', 'sub_tile_ok', 'sub_off_lt', 'sub_swz_ok'),
+    'triton-3.9': ('src_space', 'res_space', 'src_mutable', 'res_mutable', 'src_bits', 'res_bits', 'src_static', 'res_static', 'src_elems', 'res_elems', 'run', 'op', 'src_rank', 'src_alloc_rank', 'src_lay_rank', 'src_d0_pow2', 'src_tail_pow2', 'src_nonzero', 'src_alloc_fits', 'src_alloc_tail_pow2', 'src_subview', 'src_nvmma_fits', 'src_nvmma_rows', 'res_rank', 'res_alloc_rank', 'res_lay_rank', 'res_d0_pow2', 'res_tail_pow2', 'res_nonzero', 'res_alloc_fits', 'res_alloc_tail_pow2', 'res_subview', 'res_nvmma_fits', 'res_nvmma_rows', 'same_elem', 'same_enc', 'same_alloc', 'src_prefix_sub', 'idx_shape_ok', 'sub_rank_ok', 'sub_split', 'sub_zero_ok', 'sub_tile_ok', 'sub_in_bounds', 'sub_swz_ok'),
+}
 
 
 def _rule_alias_source_kind(f: Mapping[str, int | bool]) -> dict[str, int | bool] | None:
@@ -598,8 +616,31 @@ PROFILES = {
 }
 
 
+def validate(f: Mapping[str, int | bool], profile: str = 'safe') -> None:
+    """Raise FactsError unless every fact the profile reads (READS) is present, a bool
+    fact is True or False (or 0 or 1) and an int fact is an int (not a bool; any size).
+    Facts the profile does not read may be absent or anything."""
+    if not isinstance(profile, str) or profile not in READS:
+        names = ', '.join(READS)
+        raise KeyError(f'unknown profile {profile!r}; choose one of {names}')
+    if not isinstance(f, Mapping):
+        raise TypeError(f'facts must be a mapping of fact names, got {type(f).__name__}')
+    for name in READS[profile]:
+        if name not in f:
+            raise FactsError(name, 'missing')
+        v = f[name]
+        if name in BOOL_FACTS:
+            if not (isinstance(v, int) and v in (0, 1)):
+                raise FactsError(name, f'must be True or False, got {type(v).__name__}')
+        elif isinstance(v, bool) or not isinstance(v, int):
+            raise FactsError(name, f'must be an int, got {type(v).__name__}')
+
+
 def check(f: Mapping[str, int | bool], profile: str = 'safe') -> list[Violation]:
-    """Every violated rule of the profile, in catalogue order."""
+    """Every violated rule of the profile, in catalogue order. A fact dict it cannot
+    judge raises FactsError (see validate), an unknown profile KeyError: never a verdict
+    on a guess."""
+    validate(f, profile)
     enabled = PROFILES[profile]
     out = []
     for rule_id, message, fn in RULES:

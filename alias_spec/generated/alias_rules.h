@@ -27,8 +27,8 @@ struct Facts {
   std::int64_t off = 0;  // alias_offset_bytes (0 when it is not an integer)
   std::int64_t src_bits = 0;  // bit width of the source element type
   std::int64_t res_bits = 0;  // bit width of the result element type
-  bool src_static = false;  // every dimension of the source view is static
-  bool res_static = false;  // every dimension of the result is static
+  bool src_static = false;  // every dimension of the source view is static, and its element count (multiplied dim by dim, as FlagTree does) fits in int64
+  bool res_static = false;  // every dimension of the result is static, and its element count fits in int64
   std::int64_t src_elems = 0;  // elements in the source view's logical shape (0 if dynamic)
   std::int64_t res_elems = 0;  // elements in the result's logical shape (0 if dynamic)
   std::int64_t src_start = 0;  // elements from the source's base to its view start (subslice)

@@ -28,6 +28,7 @@ class Rule(BaseModel):
     provenance: str
     profiles: tuple[str, ...]
     fix: str | None = None  # what the solver may vary to propose a fix: "offset" or "size"
+    hint: str | None = None  # what to change when the rule fires and no solver fix applies
 
     def guard_expr(self) -> dsl.Expr:
         return expand(self.guard)
@@ -102,6 +103,7 @@ RULES: tuple[Rule, ...] = (
         values=("src_space", "res_space"),
         provenance=CPP,
         profiles=BOTH,
+        hint="view the source in its own memory space",
     ),
     Rule(
         id="alias.mutability",
@@ -114,6 +116,7 @@ RULES: tuple[Rule, ...] = (
         values=("src_mutable", "res_mutable"),
         provenance=CPP,
         profiles=BOTH,
+        hint="make the result immutable, or view a mutable source",
     ),
     Rule(
         id="alias.offset.constexpr",
@@ -126,6 +129,7 @@ RULES: tuple[Rule, ...] = (
         values=(),
         provenance=PY,
         profiles=BOTH,
+        hint="choose an offset that is non-negative, aligned and inside the source",
     ),
     Rule(
         id="alias.offset.nonneg",
@@ -138,6 +142,7 @@ RULES: tuple[Rule, ...] = (
         provenance=PY + "; " + CPP + " ('expects non-negative offset_bytes')",
         profiles=BOTH,
         fix="offset",
+        hint="choose an offset that is non-negative, aligned and inside the source",
     ),
     Rule(
         id="alias.offset.i32",
@@ -150,6 +155,7 @@ RULES: tuple[Rule, ...] = (
         provenance=CPP,
         profiles=BOTH,
         fix="offset",
+        hint="choose an offset that is non-negative, aligned and inside the source",
     ),
     Rule(
         id="alias.dtype.addressable",
@@ -174,12 +180,14 @@ RULES: tuple[Rule, ...] = (
         provenance=CPP,
         profiles=BOTH,
         fix="offset",
+        hint="choose an offset that is non-negative, aligned and inside the source",
     ),
     Rule(
         id="alias.size.static",
         title="Static byte sizes",
         prose="Both byte sizes must be known at compile time: every dimension static and "
-        "non-negative, and each byte size representable in int64.",
+        "non-negative, the element count representable in int64 (counted dim by dim, as FlagTree "
+        "does), and each byte size representable in int64.",
         guard="True",
         formula="src_static and res_static and src_bytes <= INT64_MAX and res_bytes <= INT64_MAX",
         message="expects static source and result memdesc byte sizes",
@@ -199,6 +207,7 @@ RULES: tuple[Rule, ...] = (
         provenance=CPP,
         profiles=BOTH,
         fix="offset",
+        hint="shrink the result or move it so that it ends inside the source view",
     ),
     Rule(
         id="alias.range.physical",
@@ -214,6 +223,7 @@ RULES: tuple[Rule, ...] = (
         provenance=FEP + " (FEP promises address-set containment)",
         profiles=(SAFE,),
         fix="offset",
+        hint="shrink the result or move it so that it ends inside the source view",
     ),
     Rule(
         id="alias.address.aligned",
@@ -229,6 +239,7 @@ RULES: tuple[Rule, ...] = (
         provenance=FEP + " (element alignment of every access)",
         profiles=(SAFE,),
         fix="offset",
+        hint="start the view on a multiple of its element width from the allocation",
     ),
     Rule(
         id="alias.address.i32",
@@ -244,6 +255,7 @@ RULES: tuple[Rule, ...] = (
         provenance="Derived from FlagTree's i32 offset check, made to compose along chains",
         profiles=(SAFE,),
         fix="offset",
+        hint="start the view on a multiple of its element width from the allocation",
     ),
     Rule(
         id="alias.base.aligned",
@@ -259,6 +271,7 @@ RULES: tuple[Rule, ...] = (
         provenance="Triton NVMMA shared layout alignment (128 x maxPhase); not checked by FlagTree",
         profiles=(SAFE,),
         fix="offset",
+        hint="start the swizzled view on a multiple of its swizzle repeat",
     ),
 )
 
@@ -293,6 +306,7 @@ def _t(
     values: tuple[str, ...],
     provenance: str,
     profiles: tuple[str, ...],
+    hint: str | None = None,
 ) -> Rule:
     return Rule(
         id=rule_id,
@@ -304,6 +318,7 @@ def _t(
         values=values,
         provenance=provenance + ("; unchanged in 3.7.0" if T36 in profiles else ""),
         profiles=tuple(x for q in profiles for x in ((q, T37) if q == T36 else (q,))),
+        hint=hint,
     )
 
 
@@ -320,6 +335,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("op",),
         "Triton 3.6.0, 3.8.0, 3.9.0 dialect registries",
         ALL_T,
+        hint="lower tle.memdesc_alias to a Gluon recipe (reinterpret + index)",
     ),
     _t(
         "triton.type.rank",
@@ -331,6 +347,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_rank", "res_rank"),
         f"{TYPE} in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
     ),
     _t(
         "triton.type.layout_rank",
@@ -345,6 +362,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_lay_rank", "src_rank", "res_lay_rank", "res_rank"),
         f"{TYPE} in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
     ),
     _t(
         "triton.type.alloc_rank",
@@ -356,6 +374,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_alloc_rank", "src_rank", "res_alloc_rank", "res_rank"),
         f"{TYPE} in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
     ),
     _t(
         "triton.type.alloc_fits",
@@ -367,6 +386,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         f"{TYPE} in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
     ),
     _t(
         "triton.type.pow2_tail",
@@ -379,6 +399,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         f"{TYPE} in 3.6.0 and 3.8.0",
         (T36, T38),
+        hint="use power-of-2 dims (only a leading buffer dim may be any size)",
     ),
     _t(
         "triton.type.nonzero",
@@ -390,6 +411,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         f"{TYPE} in 3.7.0, 3.8.0 and 3.9.0",
         (T37, T38, T39),
+        hint="fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
     ),
     _t(
         "triton.type.pow2",
@@ -403,6 +425,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         f"{TYPE} in 3.9.0",
         (T39,),
+        hint="use power-of-2 dims (only a leading buffer dim may be any size)",
     ),
     _t(
         "triton.type.alloc_pow2",
@@ -414,6 +437,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         f"{TYPE} in 3.9.0",
         (T39,),
+        hint="fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
     ),
     _t(
         "triton.type.nvmma_width",
@@ -425,6 +449,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         "NVMMA layout check in 3.7.0, 3.8.0 and 3.9.0 (3.6.0 aborts on a subslice of one)",
         (T37, T38, T39),
+        hint="fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
     ),
     _t(
         "triton.type.byte_elems",
@@ -436,6 +461,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_bits", "res_bits"),
         f"{TYPE} in 3.9.0",
         (T39,),
+        hint="fix the memdesc type (rank, layout rank, alloc shape, power-of-2 dims)",
     ),
     # memdesc_reinterpret
     _t(
@@ -448,6 +474,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_space", "res_space"),
         f"{V38}; {V39}",
         (T38, T39),
+        hint="reinterpret the whole parent descriptor",
     ),
     _t(
         "triton.reinterpret.mutability",
@@ -460,6 +487,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_mutable", "res_mutable"),
         f"{V38}; {V39}",
         (T38, T39),
+        hint="keep the source's mutability",
     ),
     _t(
         "triton.reinterpret.no_subview",
@@ -472,6 +500,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_subview", "res_subview"),
         V38,
         (T38,),
+        hint="reinterpret the parent descriptor, then take the subview",
     ),
     _t(
         "triton.reinterpret.same_size",
@@ -484,6 +513,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_elems", "src_bits", "res_elems", "res_bits"),
         V38,
         (T38,),
+        hint="reinterpret to exactly the source's byte size",
     ),
     _t(
         "triton.reinterpret.layout",
@@ -498,6 +528,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         V38 + " (observed abort)",
         (T38,),
+        hint="reinterpret the whole parent descriptor",
     ),
     _t(
         "triton.reinterpret.result_subview",
@@ -509,6 +540,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("res_subview",),
         V39,
         (T39,),
+        hint="reinterpret the whole parent descriptor",
     ),
     _t(
         "triton.reinterpret.fits",
@@ -520,6 +552,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("res_bytes", "src_bytes"),
         V39,
         (T39,),
+        hint="reinterpret to at most the source view's byte size",
     ),
     _t(
         "triton.reinterpret.owned",
@@ -532,6 +565,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("res_bytes", "run_b"),
         V39,
         (T39,),
+        hint="reinterpret only a contiguous part of a subview source",
     ),
     # memdesc_index
     _t(
@@ -544,6 +578,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         "MemDescIndexOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="index a whole multi-buffered allocation; the result is shape[1:]",
     ),
     _t(
         "triton.index.rank",
@@ -555,6 +590,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_rank", "res_rank"),
         "MemDescIndexOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="index a whole multi-buffered allocation; the result is shape[1:]",
     ),
     _t(
         "triton.index.of_index",
@@ -567,6 +603,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_alloc_rank", "src_rank"),
         "MemDescIndexOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="index a whole multi-buffered allocation; the result is shape[1:]",
     ),
     _t(
         "triton.index.shape",
@@ -578,6 +615,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         "MemDescIndexOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="index a whole multi-buffered allocation; the result is shape[1:]",
     ),
     _t(
         "triton.index.subview",
@@ -589,6 +627,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_subview",),
         f"{V36}; {V38}",
         (T36, T38),
+        hint="index a whole multi-buffered allocation; the result is shape[1:]",
     ),
     _t(
         "triton.index.prefix",
@@ -600,6 +639,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_subview", "src_prefix_sub"),
         V39,
         (T39,),
+        hint="index a whole multi-buffered allocation; the result is shape[1:]",
     ),
     _t(
         "triton.index.result_alloc",
@@ -611,6 +651,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("res_subview",),
         "MemDescIndexOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="index a whole multi-buffered allocation; the result is shape[1:]",
     ),
     _t(
         "triton.index.encoding",
@@ -623,6 +664,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         f"{V38}; {V39}",
         (T38, T39),
+        hint="give the result the source's layout (a layout without the leading buffer dim)",
     ),
     # memdesc_subslice
     _t(
@@ -635,6 +677,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         "MemDescSubsliceOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="take a subslice with the source's layout, alloc shape and element type",
     ),
     _t(
         "triton.subslice.offsets",
@@ -646,6 +689,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         "MemDescSubsliceOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="take a subslice with the source's layout, alloc shape and element type",
     ),
     _t(
         "triton.subslice.rank",
@@ -657,6 +701,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_rank", "res_rank"),
         "MemDescSubsliceOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="take a subslice with the source's layout, alloc shape and element type",
     ),
     _t(
         "triton.subslice.encoding",
@@ -668,6 +713,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         f"{V38}; {V39}",
         (T38, T39),
+        hint="take a subslice with the source's layout, alloc shape and element type",
     ),
     _t(
         "triton.subslice.alloc_shape",
@@ -680,6 +726,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         V39,
         (T39,),
+        hint="take a subslice with the source's layout, alloc shape and element type",
     ),
     _t(
         "triton.subslice.bounds",
@@ -691,6 +738,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         V39,
         (T39,),
+        hint="keep offset + size within the source in every dim",
     ),
     _t(
         "triton.subslice.start",
@@ -703,6 +751,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         V38,
         (T38,),
+        hint="keep every offset below the source size",
     ),
     _t(
         "triton.subslice.unsplit",
@@ -715,6 +764,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         "MemDescSubsliceOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="take a subslice with the source's layout, alloc shape and element type",
     ),
     _t(
         "triton.subslice.tile",
@@ -727,6 +777,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         "MemDescSubsliceOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="use offsets that are multiples of the result size",
     ),
     _t(
         "triton.subslice.swizzle",
@@ -739,6 +790,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         (),
         "MemDescSubsliceOp::verify in 3.6.0, 3.8.0, 3.9.0",
         ALL_T,
+        hint="split along whole swizzle patterns (rows in multiples of perPhase x maxPhase)",
     ),
     _t(
         "triton.subslice.layout",
@@ -752,6 +804,7 @@ TRITON_RULES: tuple[Rule, ...] = (
         ("src_lay_rank", "src_rank"),
         f"{V36}; {V38} (observed aborts)",
         (T36, T38),
+        hint="take a subslice with the source's layout, alloc shape and element type",
     ),
 )
 
@@ -767,6 +820,7 @@ TRITON_RULES += (
         (),
         V39 + " (observed aborts)",
         (T39,),
+        hint="take a subslice with the source's layout, alloc shape and element type",
     ),
     _t(
         "triton.reinterpret.nvmma_rows",
@@ -779,6 +833,7 @@ TRITON_RULES += (
         (),
         V39 + " (observed aborts)",
         (T39,),
+        hint="reinterpret the whole parent descriptor",
     ),
 )
 

@@ -12,6 +12,9 @@ from functools import cache
 
 from alias_spec.model import dsl
 
+# A fact tuple: every primitive fact's value by name (ints and booleans).
+Facts = dict[str, int | bool]
+
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 
@@ -57,8 +60,17 @@ FACTS: tuple[Fact, ...] = (
     Fact("off", dsl.INT, "alias_offset_bytes (0 when it is not an integer)"),
     Fact("src_bits", dsl.INT, "bit width of the source element type"),
     Fact("res_bits", dsl.INT, "bit width of the result element type"),
-    Fact("src_static", dsl.BOOL, "every dimension of the source view is static"),
-    Fact("res_static", dsl.BOOL, "every dimension of the result is static"),
+    Fact(
+        "src_static",
+        dsl.BOOL,
+        "every dimension of the source view is static, and its element count (multiplied "
+        "dim by dim, as FlagTree does) fits in int64",
+    ),
+    Fact(
+        "res_static",
+        dsl.BOOL,
+        "every dimension of the result is static, and its element count fits in int64",
+    ),
     Fact("src_elems", dsl.INT, "elements in the source view's logical shape (0 if dynamic)"),
     Fact("res_elems", dsl.INT, "elements in the result's logical shape (0 if dynamic)"),
     Fact("src_start", dsl.INT, "elements from the source's base to its view start (subslice)"),
@@ -218,6 +230,13 @@ def _definition_env() -> dict[str, dsl.Expr]:
     for name, text, _ in DEFINITIONS:
         env[name] = dsl.substitute(dsl.parse(text), env)
     return env
+
+
+@cache
+def elem_bytes(bits: int) -> int:
+    """Bytes per element of a type ``bits`` wide: the definition ``src_eb`` evaluated, so every
+    caller computes what the rules compute."""
+    return int(dsl.evaluate(_definition_env()["src_eb"], {"src_bits": bits}))
 
 
 def expand(text: str) -> dsl.Expr:

@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from alias_spec.model.errors import RequestError
+from alias_spec.model.errors import RequestError, one_line, shown
+from alias_spec.model.literals import DECIMAL, INT64_MAX, decimal
+from alias_spec.model.physical import swizzle_repeat
 
 NVMMA_SWIZZLES = (0, 32, 64, 128)
 
@@ -31,7 +33,7 @@ class Layout:
     def swizzle_repeat(self) -> int:
         """Bytes after which an NVMMA swizzle pattern repeats: 128 x maxPhase, maxPhase =
         swizzle / 16, i.e. 8 x swizzle bytes (1024 for the 128-byte swizzle); 0 if none."""
-        return 8 * self.swizzle_bytes if self.kind == "nvmma" else 0
+        return swizzle_repeat(self.swizzle_bytes) if self.kind == "nvmma" else 0
 
     @property
     def placement_known(self) -> bool:
@@ -50,22 +52,25 @@ class Layout:
 
 _ATTR = re.compile(r"^#(?:ttg\.)?(\w+)\s*<\s*\{(.*)\}\s*>$", re.S)
 _ANY_ATTR = re.compile(r"^#([A-Za-z_][\w.]*)\s*<(.*)>$", re.S)
-_KV = re.compile(r"(\w+)\s*=\s*(\[[^\]]*\]|[^,]+)")
+# Linear time on any text: \b lets a key start only where a word starts (not at each of its
+# characters), and a list value stops at the next bracket (so an unclosed "[" is not scanned
+# to the end again from every later "["). Quadratic patterns here hung on long attributes.
+_KV = re.compile(r"\b(\w+)\s*=\s*(\[[^\[\]]*\]|[^,]+)")
 _PADDING = re.compile(r"^\s*\[([^\]]*)\]")
-_INTERVAL = re.compile(r"^\s*(\d+)\s*:\s*\+\s*(\d+)\s*$")
+_INTERVAL = re.compile(r"^\s*([0-9]+)\s*:\s*\+\s*([0-9]+)\s*$", re.ASCII)
 
 
 def _list_len(body: str, key: str) -> int | None:
     """Entries of the list ``key = [...]`` in an attribute body (None if absent or empty)."""
-    m = re.search(rf"\b{key}\s*=\s*\[([^\]]*)\]", body)
-    n = len(re.findall(r"-?\d+", m.group(1))) if m else 0
+    m = re.search(rf"\b{key}\s*=\s*\[([^\[\]]*)\]", body)
+    n = len(DECIMAL.findall(m.group(1))) if m else 0
     return n or None
 
 
 def _basis_len(body: str) -> int | None:
     """Entries of the first basis vector of ``offset = [[...], ...]`` (a linear layout's rank)."""
-    m = re.search(r"\boffset\s*=\s*\[\s*\[([^\]]*)\]", body)
-    n = len(re.findall(r"-?\d+", m.group(1))) if m else 0
+    m = re.search(r"\boffset\s*=\s*\[\s*\[([^\[\]]*)\]", body)
+    n = len(DECIMAL.findall(m.group(1))) if m else 0
     return n or None
 
 
@@ -82,15 +87,18 @@ def _other(name: str, body: str, text: str, field: str) -> Layout:
         m = _PADDING.match(body)
         for part in m.group(1).split(",") if m else ():
             got = _INTERVAL.match(part)
-            if not got or int(got.group(1)) < 1:
-                raise RequestError(field, f"bad padding interval {part.strip()!r} in {text!r}")
-            padding.append((int(got.group(1)), int(got.group(2))))
+            if not got:
+                raise RequestError(field, f"bad padding interval {one_line(part.strip(), 40)!r}")
+            interval = decimal(got.group(1), field, 1, INT64_MAX, "padding interval")
+            padding.append((interval, decimal(got.group(2), field, 0, INT64_MAX, "padding")))
     return Layout("other", 0, text, name, rank, tuple(padding))
 
 
 def _nvmma(swizzle: Any, field: str, text: str = "") -> Layout:
     if isinstance(swizzle, bool) or swizzle not in NVMMA_SWIZZLES:
-        raise RequestError(field, f"NVMMA swizzle must be one of {NVMMA_SWIZZLES}, got {swizzle!r}")
+        raise RequestError(
+            field, f"NVMMA swizzle must be one of {NVMMA_SWIZZLES}, got {shown(swizzle)}"
+        )
     return Layout("nvmma", int(swizzle), text)
 
 
@@ -105,7 +113,7 @@ def parse_layout(value: Any, field: str, aliases: dict[str, str] | None = None) 
         if kind == "swizzled":
             return Layout("swizzled")
         raise RequestError(
-            f"{field}.kind", f"layout kind must be 'swizzled' or 'nvmma', got {kind!r}"
+            f"{field}.kind", f"layout kind must be 'swizzled' or 'nvmma', got {shown(kind)}"
         )
     if not isinstance(value, str):
         raise RequestError(
@@ -118,18 +126,18 @@ def parse_layout(value: Any, field: str, aliases: dict[str, str] | None = None) 
         return Layout("unresolved", 0, text)  # an attribute alias such as #shared
     any_attr = _ANY_ATTR.match(text)
     if not any_attr:
-        raise RequestError(field, f"cannot read layout attribute {text!r}")
+        raise RequestError(field, f"cannot read layout attribute {one_line(text, 60)!r}")
     full = any_attr.group(1)
     if full.removeprefix("ttg.") not in ("nvmma_shared", "swizzled_shared"):
         return _other(full, any_attr.group(2), text, field)
     m = _ATTR.match(text)
     if not m:
-        raise RequestError(field, f"cannot read layout attribute {text!r}")
+        raise RequestError(field, f"cannot read layout attribute {one_line(text, 60)!r}")
     name, body = m.group(1), m.group(2)
     params = {k: v.strip() for k, v in _KV.findall(body)}
     if name == "nvmma_shared":
         raw = params.get("swizzlingByteWidth", "0")
-        if not raw.isdigit():
-            raise RequestError(field, f"swizzlingByteWidth must be an integer in {text!r}")
-        return _nvmma(int(raw), field, text)
+        if not DECIMAL.fullmatch(raw):
+            raise RequestError(field, f"swizzlingByteWidth must be an integer, got {raw[:40]!r}")
+        return _nvmma(decimal(raw, field, 0, INT64_MAX, "swizzlingByteWidth"), field, text)
     return Layout("swizzled", 0, text)

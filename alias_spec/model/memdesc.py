@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from alias_spec.model.errors import RequestError
+from alias_spec.model.errors import RequestError, one_line
+from alias_spec.model.literals import DECIMAL, INT64_MAX, decimal
 
 SPACE_NAMES = {
     "#smem": "smem",
@@ -14,7 +15,6 @@ SPACE_NAMES = {
     "#ttng.tensor_memory": "tmem",
     "#global": "global",
 }
-_DIM = re.compile(r"^(\?|\d+)$")
 
 
 def split_top(text: str) -> list[str]:
@@ -39,11 +39,16 @@ def split_top(text: str) -> list[str]:
 
 
 def _dims(text: str, field: str) -> list[int | None]:
+    """``4x?x16``: each dim ``?`` or ASCII decimal digits up to INT64_MAX (MLIR's int64 dims;
+    it rejects a larger one as an invalid dimension)."""
     out: list[int | None] = []
     for d in text.split("x"):
-        if not _DIM.match(d):
-            raise RequestError(field, f"bad dimension {d!r} in memdesc")
-        out.append(None if d == "?" else int(d))
+        if d == "?":
+            out.append(None)
+        elif not d.startswith("-") and DECIMAL.fullmatch(d):
+            out.append(decimal(d, field, 0, INT64_MAX, "dimension"))
+        else:
+            raise RequestError(field, f"bad dimension {one_line(d, 40)!r} in memdesc")
     return out
 
 
@@ -75,7 +80,7 @@ def parse_memdesc(text: str, field: str) -> dict[str, Any]:
     for extra in parts[3:]:
         if extra == "mutable":
             side["mutable"] = True
-        elif "x" in extra or extra.isdigit():
+        elif "x" in extra or DECIMAL.fullmatch(extra):
             side["alloc_shape"] = _dims(extra, field)
         else:
             raise RequestError(field, f"unexpected memdesc part {extra!r}")

@@ -16,6 +16,27 @@ from math import prod
 from alias_spec.model.errors import RequestError
 
 LEVELS = 3
+# Alignment (bytes) Triton gives a shared-memory allocation whose layout asks for no more.
+DEFAULT_ALIGNMENT = 16
+
+
+def swizzle_repeat(swizzle_bytes: int) -> int:
+    """Bytes after which an NVMMA swizzle pattern repeats: 128 x maxPhase, maxPhase =
+    swizzle / 16, i.e. 8 x swizzle bytes (1024 for the 128-byte swizzle); 0 if unswizzled.
+    Works on ints and on solver terms alike."""
+    return 8 * swizzle_bytes
+
+
+def swizzle_bytes(repeat: int) -> int:
+    """The NVMMA swizzle width whose pattern repeats every ``repeat`` bytes (inverse of
+    :func:`swizzle_repeat`)."""
+    return repeat // 8
+
+
+def base_alignment(repeat: int, alignment: int = DEFAULT_ALIGNMENT) -> int:
+    """Alignment of an allocation whose layout has swizzle repeat ``repeat`` (0: none) and
+    states ``alignment``: Triton aligns it to both, and to at least the default."""
+    return max(DEFAULT_ALIGNMENT, repeat, alignment)
 
 
 @dataclass(frozen=True)

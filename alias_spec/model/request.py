@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
-from math import prod
 from typing import Any
 
 from alias_spec.model.dtypes import dtype_bits
-from alias_spec.model.errors import RequestError
-from alias_spec.model.facts import OPS, SCOPES, SPACES
+from alias_spec.model.errors import RequestError, shown
+from alias_spec.model.facts import INT64_MAX, OPS, SCOPES, SPACES, Facts, elem_bytes
 from alias_spec.model.layouts import Layout, parse_layout
+from alias_spec.model.literals import INT64_MIN, JSON_INT_MAX
 from alias_spec.model.memdesc import parse_memdesc
-from alias_spec.model.physical import EMPTY, footprint
+from alias_spec.model.physical import EMPTY, base_alignment, footprint
 from alias_spec.model.triton_facts import (
     NEUTRAL_OP_FACTS,
     canonical_dtype,
@@ -30,15 +31,18 @@ META_KEYS = {"name", "description", "expect", "op"}
 ALIAS_ONLY = {"scope", "alias_offset_bytes", "init_value"}
 OP_KEYS = {"ttg.memdesc_subslice": {"offsets"}, "ttg.memdesc_index": {"index"}}
 DEFAULT_OP = "tle.memdesc_alias"
+BUFFERED = "buffered_tensor"
 SIDE_KEYS = {"kind", "shape", "dtype", "space", "mutable", "layout", "alloc_shape"}
 SOURCE_ONLY = {"view_offsets", "base_offset_bytes", "alloc_alignment"}
-DEFAULT_ALIGNMENT = 16
 MAX_RANK = 16
+# Requests nest a few levels (list, request, side, layout, order): a deeper value is no
+# request, and refusing it up front keeps every later walk over it far from the recursion limit.
+MAX_DEPTH = 32
 
 
 @dataclass(frozen=True)
 class Request:
-    facts: dict[str, int | bool]
+    facts: Facts
     raw: dict[str, Any]
     notes: tuple[str, ...] = field(default=())
     # Facts the request cannot know (filled in as if dense shared memory), and what the spec
@@ -51,6 +55,25 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _bounded(v: Any, fld: str) -> Any:
+    """``v``, after refusing an integer of 2**128 or more in magnitude (see JSON_INT_MAX)."""
+    if _is_int(v) and not -JSON_INT_MAX < v < JSON_INT_MAX:
+        raise RequestError(fld, "integers must be below 2^128 in magnitude")
+    return v
+
+
+def _key(key: str) -> str:
+    """An unknown field's name as an error shows it: quoted unless it is a plain name."""
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else shown(key)
+
+
+def _choice(v: Any, names: dict[str, int], fld: str) -> int:
+    """The code of a name among ``names``; any other JSON value names ``fld``."""
+    if not isinstance(v, str) or v not in names:
+        raise RequestError(fld, f"must be one of {', '.join(names)}, got {shown(v)}")
+    return names[v]
+
+
 def _shape(value: Any, fld: str, allow_dynamic: bool) -> list[int | None]:
     if not isinstance(value, list) or not value:
         raise RequestError(fld, "must be a non-empty list of dimensions")
@@ -60,13 +83,15 @@ def _shape(value: Any, fld: str, allow_dynamic: bool) -> list[int | None]:
     for i, d in enumerate(value):
         if _is_int(d):
             if not allow_dynamic and d < 0:
-                raise RequestError(f"{fld}[{i}]", f"must be non-negative, got {d}")
+                raise RequestError(f"{fld}[{i}]", f"must be non-negative, got {shown(d)}")
+            if not INT64_MIN <= d <= INT64_MAX:
+                raise RequestError(f"{fld}[{i}]", "must fit in int64 (MLIR's dimension type)")
             out.append(d)
         elif allow_dynamic and (d is None or d == "?"):
             out.append(None)
         else:
             kind = "an integer, null or '?'" if allow_dynamic else "a non-negative integer"
-            raise RequestError(f"{fld}[{i}]", f"must be {kind}, got {json.dumps(d)}")
+            raise RequestError(f"{fld}[{i}]", f"must be {kind}, got {shown(d)}")
     return out
 
 
@@ -78,16 +103,42 @@ def _side(value: Any, name: str, aliases: dict[str, str]) -> dict[str, Any]:
     allowed = SIDE_KEYS | (SOURCE_ONLY if name == "source" else set())
     for key in value:
         if key not in allowed:
-            raise RequestError(f"{name}.{key}", "unknown field")
+            raise RequestError(f"{name}.{_key(key)}", "unknown field")
     for key in ("shape", "dtype"):
         if key not in value:
             raise RequestError(f"{name}.{key}", "missing")
+    kind = value.get("kind", BUFFERED)
+    if name == "result" and kind != BUFFERED:  # a result is a memdesc whatever the op
+        raise RequestError(f"{name}.kind", f"must be {BUFFERED!r}, got {shown(kind)}")
+    if not isinstance(kind, str):  # a source of another kind is alias.source.kind's to judge
+        raise RequestError(f"{name}.kind", f"must be a string, got {shown(kind)}")
+    # The forms of the optional lists, whatever the request goes on to judge: a malformed one
+    # is an error, never silently replaced by a default.
+    shape = _shape(value["shape"], f"{name}.shape", True)
+    alloc = value.get("alloc_shape")
+    if alloc is not None:
+        _shape(alloc, f"{name}.alloc_shape", True)
+    offsets = value.get("view_offsets")
+    if offsets is not None:
+        rank = len(shape) if alloc is None else len(alloc)
+        if (
+            not isinstance(offsets, list)
+            or len(offsets) != rank
+            or not all(_is_int(o) and o >= 0 for o in offsets)
+        ):
+            raise RequestError(
+                f"{name}.view_offsets", f"must be {rank} non-negative integers (one per alloc dim)"
+            )
+        for i, o in enumerate(offsets):
+            _bounded(o, f"{name}.view_offsets[{i}]")
     return value
 
 
 def _sides(obj: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
     """The attribute alias map and both validated sides of a request."""
-    aliases = obj.get("attributes") or {}
+    aliases = obj.get("attributes")
+    if aliases is None:
+        aliases = {}
     if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
         raise RequestError("attributes", "must map attribute alias names to MLIR attribute text")
     return aliases, _side(obj["source"], "source", aliases), _side(obj["result"], "result", aliases)
@@ -96,22 +147,19 @@ def _sides(obj: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any], dict[st
 def _flag(side: dict[str, Any], key: str, fld: str, default: bool) -> bool:
     v = side.get(key, default)
     if not isinstance(v, bool):
-        raise RequestError(fld, f"must be true or false, got {json.dumps(v)}")
+        raise RequestError(fld, f"must be true or false, got {shown(v)}")
     return v
 
 
 def _space(side: dict[str, Any], fld: str) -> int:
-    v = side.get("space", "smem")
-    if v not in SPACES:
-        raise RequestError(fld, f"must be one of {', '.join(SPACES)}, got {json.dumps(v)}")
-    return SPACES[v]
+    return _choice(side.get("space", "smem"), SPACES, fld)
 
 
 def _nonneg_int(side: dict[str, Any], key: str, fld: str, default: int, minimum: int = 0) -> int:
     v = side.get(key, default)
     if not _is_int(v) or v < minimum:
-        raise RequestError(fld, f"must be an integer >= {minimum}, got {json.dumps(v)}")
-    return v
+        raise RequestError(fld, f"must be an integer >= {minimum}, got {shown(v)}")
+    return int(_bounded(v, fld))
 
 
 _MEMORY = {"tmem": "tensor memory", "global": "global memory"}
@@ -147,8 +195,20 @@ def _unmodelled(
 
 
 def _elems(shape: list[int | None]) -> tuple[bool, int]:
-    static = all(d is not None and d >= 0 for d in shape)
-    return static, (prod(shape) if static else 0)  # type: ignore[arg-type]
+    """(static, element count) of a shape, counted as FlagTree's MemDescAliasOp verifier
+    counts it (getStaticMemDescByteSize): dims multiplied in order, each product checked
+    against int64 before it is formed. Not static: a dynamic or negative dim, a dim no int64
+    shape can hold, or a count past INT64_MAX before the first zero dim (a zero dim after an
+    overflow does not undo it; dims after a zero dim cannot overflow). The byte size
+    (count x element bytes) is alias.size.static's to judge."""
+    n = 1
+    for d in shape:
+        if d is None or d < 0 or d > INT64_MAX:
+            return False, 0
+        if d != 0 and n > INT64_MAX // d:
+            return False, 0
+        n *= d
+    return True, n
 
 
 def _source_geometry(src: dict[str, Any], shape: list[int | None], static: bool) -> dict[str, int]:
@@ -187,27 +247,24 @@ def parse_request(obj: Any) -> Request:
     if not isinstance(obj, dict):
         raise RequestError("request", f"must be a JSON object, got {type(obj).__name__}")
     op = obj.get("op", DEFAULT_OP)
-    if op not in OPS:
-        raise RequestError("op", f"must be one of {', '.join(OPS)}, got {json.dumps(op)}")
+    _choice(op, OPS, "op")
+    if not isinstance(obj.get("name", ""), str):
+        raise RequestError("name", f"must be a string, got {shown(obj['name'])}")
     if op != DEFAULT_OP:
         return _parse_view_request(obj, op)
     for key in obj:
         if key not in TOP_KEYS | META_KEYS:
-            raise RequestError(key, "unknown field")
+            raise RequestError(_key(key), "unknown field")
     for key in ("source", "result"):
         if key not in obj:
             raise RequestError(key, "missing")
     aliases, src, res = _sides(obj)
     notes: list[str] = []
 
-    kind = src.get("kind", "buffered_tensor")
-    if not isinstance(kind, str):
-        raise RequestError("source.kind", f"must be a string, got {json.dumps(kind)}")
-    scope = obj.get("scope", "smem")
-    if scope not in SCOPES:
-        raise RequestError("scope", f"must be one of {', '.join(SCOPES)}, got {json.dumps(scope)}")
+    kind = src.get("kind", BUFFERED)
+    scope = _choice(obj.get("scope", "smem"), SCOPES, "scope")
     init = obj.get("init_value", None)
-    offset = obj.get("alias_offset_bytes", 0)
+    offset = _bounded(obj.get("alias_offset_bytes", 0), "alias_offset_bytes")
 
     src_shape = _shape(src["shape"], "source.shape", True)
     res_shape = _shape(res["shape"], "result.shape", True)
@@ -220,12 +277,12 @@ def parse_request(obj: Any) -> Request:
             f"result layout {res_layout.text} is an undefined alias; treated as unswizzled "
             "(define it under 'attributes' to check alias.base.aligned)"
         )
-    default_align = max(DEFAULT_ALIGNMENT, (src_layout or Layout("other")).swizzle_repeat)
+    default_align = base_alignment((src_layout or Layout("other")).swizzle_repeat)
 
-    facts: dict[str, int | bool] = {
-        "src_buffered": kind == "buffered_tensor",
+    facts: Facts = {
+        "src_buffered": kind == BUFFERED,
         "init_given": init is not None and init is not False,
-        "scope": SCOPES[scope],
+        "scope": scope,
         "src_space": _space(src, "source.space"),
         "res_space": _space(res, "result.space"),
         "src_mutable": _flag(src, "mutable", "source.mutable", True),
@@ -257,11 +314,11 @@ def _view_type_facts(
     res: dict[str, Any],
     src_shape: list[int | None],
     res_shape: list[int | None],
-    facts: dict[str, int | bool],
+    facts: Facts,
     aliases: dict[str, str],
-) -> dict[str, int | bool]:
+) -> Facts:
     """The memdesc-type facts of both sides (what Triton's type verifier looks at)."""
-    out: dict[str, int | bool] = {}
+    out: Facts = {}
     sides = (("src", "source", src, src_shape), ("res", "result", res, res_shape))
     for prefix, who, side, shape in sides:
         lay = shared_layout(side.get("layout"), aliases, f"{who}.layout")
@@ -283,11 +340,13 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
         if key in ALIAS_ONLY:
             raise RequestError(key, f"only a tle.memdesc_alias request takes it, not {op}")
         if key not in allowed:
-            raise RequestError(key, "unknown field")
+            raise RequestError(_key(key), "unknown field")
     for key in ("source", "result", *OP_KEYS.get(op, ())):
         if key not in obj and key != "index":
             raise RequestError(key, "missing")
     aliases, src, res = _sides(obj)
+    if src.get("kind", BUFFERED) != BUFFERED:  # a view op's operand is a memdesc
+        raise RequestError("source.kind", f"{op} takes a {BUFFERED}, got {shown(src['kind'])}")
     notes: list[str] = []
     src_shape = _shape(src["shape"], "source.shape", True)
     res_shape = _shape(res["shape"], "result.shape", True)
@@ -295,10 +354,10 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     res_static, res_elems = _elems(res_shape)
     src_layout = parse_layout(src.get("layout"), "source.layout", aliases)
     res_layout = parse_layout(res.get("layout"), "result.layout", aliases)
-    default_align = max(DEFAULT_ALIGNMENT, (src_layout or Layout("other")).swizzle_repeat)
+    default_align = base_alignment((src_layout or Layout("other")).swizzle_repeat)
     src_bits = dtype_bits(src["dtype"], "source.dtype")
     res_bits = dtype_bits(res["dtype"], "result.dtype")
-    facts: dict[str, int | bool] = {
+    facts: Facts = {
         "src_buffered": True,
         "init_given": False,
         "scope": SCOPES["smem"],
@@ -340,9 +399,9 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     res_alloc = res.get("alloc_shape") or res["shape"]
     facts["same_alloc"] = list(src_alloc) == list(res_alloc)
     facts["src_prefix_sub"] = prefix_subview(list(src_shape), list(src_alloc))
-    res_eb = (res_bits + 7) // 8
+    res_eb = elem_bytes(res_bits)
     if op == "ttg.memdesc_index":
-        static, idx = index_value(obj.get("index"))
+        static, idx = index_value(_bounded(obj.get("index"), "index"))
         facts.update(idx_static=static, idx=idx)
         facts["idx_shape_ok"] = list(res_shape) == list(src_shape[1:])
         if static:
@@ -354,6 +413,8 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
             facts["off"] = res_elems * res_eb if d0 is not None and d0 >= 2 else 0
             notes.append("runtime index: judged for buffer 1; bounds are the program's duty")
     elif op == "ttg.memdesc_subslice":
+        for i, o in enumerate(obj["offsets"] if isinstance(obj["offsets"], list) else ()):
+            _bounded(o, f"offsets[{i}]")
         facts.update(subslice_facts(obj["offsets"], src_shape, res_shape, src_lay))
         _subslice_physical(facts, src, src_shape, res_shape, obj["offsets"], alloc_ok, notes)
     unknown, why = _unmodelled(
@@ -363,7 +424,7 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
 
 
 def _subslice_physical(
-    facts: dict[str, int | bool],
+    facts: Facts,
     src: dict[str, Any],
     src_shape: list[int | None],
     res_shape: list[int | None],
@@ -390,7 +451,7 @@ def _subslice_physical(
     view_offsets = list(views) if views else [0] * len(alloc)
     dst = [int(d) for d in res_shape]  # type: ignore[arg-type]
     first, last, run = subslice_span(shape, alloc, view_offsets, list(offsets), dst)
-    eb = (int(facts["src_bits"]) + 7) // 8
+    eb = elem_bytes(int(facts["src_bits"]))
     facts["off"] = first * eb
     # A subslice keeps its parent's swizzle phase (Triton addresses it from the parent's base,
     # and triton.subslice.swizzle judges the split), so no swizzle-repeat start applies.
@@ -398,7 +459,7 @@ def _subslice_physical(
     dense = int(facts["c0"]) * int(facts["c1"]) * int(facts["c2"]) == 1
     span = last - first + 1 if dense else run
     # res_elems counts result elements: the span is in source elements.
-    res_eb = (int(facts["res_bits"]) + 7) // 8
+    res_eb = elem_bytes(int(facts["res_bits"]))
     facts["res_elems"] = max(span * eb // max(res_eb, 1), 0)
     if not dense:
         notes.append(
@@ -407,14 +468,42 @@ def _subslice_physical(
         )
 
 
+def _json_int(digits: str) -> int:
+    # Python refuses to read more than 4300 digits (with an error naming its own settings).
+    if len(digits) > 4300:
+        raise RequestError(
+            "input", f"an integer of {len(digits)} digits; integers must be below 2^128"
+        )
+    return int(digits)
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether ``data`` nests lists and objects more than MAX_DEPTH deep (no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, dict)):
+            if depth > MAX_DEPTH:
+                return True
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((v, depth + 1) for v in items if isinstance(v, (list, dict)))
+    return False
+
+
 def load_requests(text: str) -> list[Any]:
     """Parse JSON text holding one request or a list of requests."""
+    if not text.strip():
+        raise RequestError("input", "empty input")
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_json_int)
+    except RequestError:
+        raise
     except json.JSONDecodeError as exc:
         raise RequestError(
             "input", f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     except (RecursionError, ValueError) as exc:
         raise RequestError("input", f"unreadable JSON: {str(exc)[:80]}") from None
+    if _too_deep(data):
+        raise RequestError("input", f"nested more than {MAX_DEPTH} levels deep")
     return data if isinstance(data, list) else [data]

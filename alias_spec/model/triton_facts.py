@@ -14,25 +14,18 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
-from alias_spec.model.errors import RequestError
+from alias_spec.model.dtypes import MLIR_NAME
+from alias_spec.model.errors import RequestError, shown
+from alias_spec.model.facts import Facts
 from alias_spec.model.layouts import parse_layout
-
-# Element type spellings that name the same MLIR type (for "element types match").
-_CANON = {
-    "fp16": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32",
-    "fp64": "f64", "float64": "f64", "int1": "i1", "int8": "i8", "int16": "i16",
-    "int32": "i32", "int64": "i64", "u8": "ui8", "uint8": "ui8", "u16": "ui16",
-    "uint16": "ui16", "u32": "ui32", "uint32": "ui32", "u64": "ui64", "uint64": "ui64",
-    "fp8e4nv": "f8E4M3FN", "fp8e5": "f8E5M2", "fp8e4b15": "f8E4M3B11FNUZ",
-    "fp8e4b8": "f8E4M3FNUZ", "fp8e5b16": "f8E5M2FNUZ",
-}  # fmt: skip
+from alias_spec.model.literals import DECIMAL, decimal, decimals
 
 
 def canonical_dtype(value: Any) -> str:
     if isinstance(value, dict):
         return f"b{value.get('bits')}"
     text = str(value)
-    return _CANON.get(text, text)
+    return MLIR_NAME.get(text, text)  # spellings of one type compare equal
 
 
 def is_pow2(n: int | None) -> bool:
@@ -56,11 +49,14 @@ class SharedLayout:
 
 
 _ATTR = re.compile(r"^#(?:ttg\.)?(\w+)\s*<\s*\{(.*)\}\s*>$", re.S)
-_KV = re.compile(r"(\w+)\s*=\s*(\[[^\]]*\]|[^,]+)")
+# Linear time on any text (see layouts._KV).
+_KV = re.compile(r"\b(\w+)\s*=\s*(\[[^\[\]]*\]|[^,]+)")
 
 
-def _ints(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"-?\d+", text))
+def _ints(text: str, field: str) -> tuple[int, ...]:
+    """The integers of an attribute list such as ``order = [1, 0]``, as 32-bit unsigned
+    parameters (what Triton's attributes hold)."""
+    return tuple(decimals(text, field, 0, _PARAM_MAX)) if text else ()
 
 
 # Layout parameters are 32-bit unsigned in Triton's attributes.
@@ -70,10 +66,10 @@ _PARAM_MAX = 2**32 - 1
 def _param(raw: Any, field: str, low: int) -> int:
     """A layout parameter as an integer in [low, 2**32 - 1] (JSON integer or attribute text);
     anything else names ``field`` in a RequestError rather than becoming a guess."""
-    if isinstance(raw, str) and re.fullmatch(r"\s*-?\d+\s*", raw):
-        raw = int(raw)
+    if isinstance(raw, str) and DECIMAL.fullmatch(raw.strip()):
+        raw = decimal(raw.strip(), field, low, _PARAM_MAX)
     if isinstance(raw, bool) or not isinstance(raw, int):
-        raise RequestError(field, f"must be an integer, got {raw!r}")
+        raise RequestError(field, f"must be an integer, got {shown(raw)}")
     if not low <= raw <= _PARAM_MAX:
         raise RequestError(field, f"must be in [{low}, {_PARAM_MAX}], got {raw}")
     return raw
@@ -85,7 +81,7 @@ def _flag(raw: Any, field: str) -> bool:
         return raw
     if raw in ("true", "false"):
         return raw == "true"
-    raise RequestError(field, f"must be true or false, got {raw!r}")
+    raise RequestError(field, f"must be true or false, got {shown(raw)}")
 
 
 def shared_layout(
@@ -101,7 +97,7 @@ def shared_layout(
         if kind == "swizzled":
             raw_order = value.get("order") or ()
             if not isinstance(raw_order, (list, tuple)):
-                raise RequestError(f"{field}.order", f"must be a list, got {raw_order!r}")
+                raise RequestError(f"{field}.order", f"must be a list, got {shown(raw_order)}")
             order = tuple(_param(d, f"{field}.order", 0) for d in raw_order)
             return SharedLayout(
                 "swizzled",
@@ -134,7 +130,7 @@ def shared_layout(
     name, body = m.group(1), m.group(2)
     params = {k: v.strip() for k, v in _KV.findall(body)}
     if name == "swizzled_shared":
-        order = _ints(params.get("order", ""))
+        order = _ints(params.get("order", ""), f"{field}.order")
         return SharedLayout(
             "swizzled",
             len(order) or None,
@@ -144,7 +140,7 @@ def shared_layout(
             _param(params.get("maxPhase", "1"), f"{field}.maxPhase", 1),
             key=key,
         )
-    cga = _ints(params.get("CTAsPerCGA", ""))
+    cga = _ints(params.get("CTAsPerCGA", ""), f"{field}.CTAsPerCGA")
     return SharedLayout(
         "nvmma",
         len(cga) if cga else 2,
@@ -279,7 +275,7 @@ def type_facts(
     alloc: list[int | None] | None,
     lay: SharedLayout,
     bits: int,
-) -> dict[str, int | bool]:
+) -> Facts:
     """The memdesc type's own facts for one side (``src`` or ``res``)."""
     alloc_l = list(shape) if alloc is None else list(alloc)
     tail = shape[1:]
@@ -303,7 +299,7 @@ def type_facts(
     }
 
 
-NEUTRAL_OP_FACTS: dict[str, int | bool] = {
+NEUTRAL_OP_FACTS: Facts = {
     "same_elem": True,
     "same_enc": True,
     "same_alloc": True,
@@ -336,7 +332,7 @@ def index_value(raw: Any) -> tuple[bool, int]:
 
 def subslice_facts(
     offsets: Any, src: list[int | None], dst: list[int | None], lay: SharedLayout
-) -> dict[str, int | bool]:
+) -> Facts:
     if not isinstance(offsets, list) or not all(
         isinstance(o, int) and not isinstance(o, bool) for o in offsets
     ):

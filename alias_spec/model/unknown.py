@@ -10,10 +10,9 @@ both judge through ``judge_facts``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import compiled, rules_for
+from alias_spec.model.facts import Facts
 from alias_spec.model.interp import check_facts
 from alias_spec.model.verdict import Violation
 
@@ -44,9 +43,7 @@ def unmodelled_facts(op: str, known: frozenset[str] = frozenset()) -> frozenset[
     return out - known
 
 
-def eval3(
-    e: dsl.Expr, facts: Mapping[str, int | bool], unknown: frozenset[str]
-) -> int | bool | None:
+def eval3(e: dsl.Expr, facts: Facts, unknown: frozenset[str]) -> int | bool | None:
     """Kleene evaluation: None where the value depends on an unknown fact."""
     op = e.op
     if op == "const":
@@ -81,9 +78,7 @@ def eval3(
         return None
 
 
-def unjudged_rules(
-    facts: Mapping[str, int | bool], profile: str, unknown: frozenset[str]
-) -> list[str]:
+def unjudged_rules(facts: Facts, profile: str, unknown: frozenset[str]) -> list[str]:
     """The profile's rules that read an unknown fact and whose guard is not false whatever
     that fact is, in catalogue order."""
     if not unknown:
@@ -98,7 +93,7 @@ def unjudged_rules(
 
 
 def judge_facts(
-    facts: Mapping[str, int | bool], profile: str, unknown: frozenset[str]
+    facts: Facts, profile: str, unknown: frozenset[str]
 ) -> tuple[list[Violation], list[str]]:
     """The profile's violations among the rules it can judge, and the rules it cannot."""
     skipped = unjudged_rules(facts, profile, unknown)

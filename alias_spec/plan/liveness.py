@@ -58,7 +58,9 @@ def spans(fn: Function) -> list[Span]:
         if op.name in LOOP_OPS:
             out.append(Span(op.pos, op.end, frozenset(op.decls), False))
         elif op.name in CONCURRENT_OPS:
-            out.append(Span(op.pos, op.end, frozenset(op.decls), True))
+            # Its regions run at once; the op itself (the hand-over of its captures through
+            # its own scratch, finished before the regions run on) is not part of that.
+            out.append(Span(op.pos + 1, op.end, frozenset(op.decls), True))
         elif op.name in BRANCHES:
             for target in op.targets:
                 at = fn.labels.get(target)
@@ -156,6 +158,11 @@ def live_ranges(fn: Function, roots: set[str]) -> dict[str, tuple[int, int]]:
 
 
 def point_range(fn: Function, pos: int) -> tuple[int, int]:
-    """The live range of something used only at one op (scratch, a call's frame)."""
+    """The live range of something used only at one op (scratch, a call's frame), widened over
+    the loops and concurrent regions around the op but not over the op's own regions: an op's
+    scratch serves the op at its boundary (``ttg.warp_specialize`` hands its captures over
+    before the default region runs on; a reduction's combiner region touches no scratch)."""
     defs, uses = positions(fn)
-    return widen((pos, pos), set(), defs, uses, spans(fn))
+    return widen(
+        (pos, pos), set(), defs, uses, [s for s in spans(fn) if s.start not in (pos, pos + 1)]
+    )

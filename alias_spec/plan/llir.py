@@ -36,6 +36,8 @@ _CONST_GEP = re.compile(
 )
 _SMEM = "@global_smem"
 WIDTH = 32  # shared-memory addresses (the data layout's p3:32)
+INVARIANT_STEPS = 8  # iterations before widening a loop-carried value's interval
+OPT_TIMEOUT_MS = 5_000
 
 
 class LlirError(ValueError):
@@ -46,7 +48,10 @@ class LlirError(ValueError):
 class Value:
     expr: z3.BitVecRef | z3.BoolRef
     smem: bool  # a pointer into shared memory (expr: the byte offset from @global_smem)
-    opaque: bool  # depends on a value that is not modelled
+    # Depends on a value that is not modelled exactly (an argument, a load, a loop-carried
+    # value known only by its bounds): proofs over it hold, witnesses may not be real.
+    opaque: bool
+    fields: dict[int, Value] | None = None  # an aggregate's known fields (insertvalue)
 
 
 @dataclass
@@ -57,6 +62,7 @@ class Access:
     size: int | None
     addr: Value
     dbg: str | None
+    cond: z3.BoolRef | None = None  # the access happens only when this holds (a predicate)
 
 
 @dataclass
@@ -68,6 +74,8 @@ class LFunction:
     attr_group: str | None = None
     defs: dict[str, tuple[int, str]] = field(default_factory=dict)
     threads: int | None = None
+    block_of: dict[str, str] = field(default_factory=dict)  # value -> its block
+    terminators: dict[str, str] = field(default_factory=dict)  # block -> its terminator
 
 
 def _split_top(text: str) -> list[str]:
@@ -121,6 +129,7 @@ def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int
     meta: dict[str, str] = {}
     threads: dict[str, int] = {}
     cur: LFunction | None = None
+    block = ""
     for no, raw in enumerate(text.splitlines(), start=1):
         line = raw.rstrip()
         if cur is None:
@@ -137,6 +146,8 @@ def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int
                 cur = LFunction(m.group(1).strip('"'), no, params,
                                 attr_group=group.group(1) if group else None)  # fmt: skip
                 fns.append(cur)
+                # The entry block is unnamed: it takes the next number after the arguments.
+                block = str(sum(1 for _, n in params if re.fullmatch(r"%\d+", n)))
                 continue
             a = _ATTRS.match(line)
             if a:
@@ -155,9 +166,16 @@ def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int
             cur = None
             continue
         cur.body.append((no, line))
+        lm = _LABEL.match(line)
+        if lm:
+            block = lm.group(1)
+            continue
         m = _ASSIGN.match(line)
         if m:
             cur.defs[m.group(1)] = (no, m.group(2))
+            cur.block_of[m.group(1)] = block
+        elif re.match(r"\s+(?:br|switch|ret|unreachable|indirectbr)\b", line):
+            cur.terminators[block] = line.strip()
     if cur is not None:
         raise LlirError(f"function @{cur.name} is not closed")
     for f in fns:
@@ -176,6 +194,9 @@ class Evaluator:
         self.threads = threads
         self.tid: z3.BitVecRef | None = None
         self.fresh = 0
+        self.pending: set[str] = set()  # phis whose incoming values are being built
+        self.hits: list[set[str]] = []  # per phi being built: the pending phis it reached
+        self.bounded: dict[str, str] = {}  # loop-carried phi -> its invariant, as text
 
     def _opaque(self, width: int, why: str) -> Value:
         self.fresh += 1
@@ -208,12 +229,18 @@ class Evaluator:
 
     def value(self, name: str, width: int) -> Value:
         if name in self.cache:
+            if name in self.pending:
+                for h in self.hits:
+                    h.add(name)
             return self.cache[name]
-        if name in self.active:  # a cycle: a loop-carried value
+        if name in self.active:  # a cycle not through a phi: not SSA, not modelled
             return self._opaque(width, "loop")
         entry = self.fn.defs.get(name)
         if entry is None:  # a function argument
             return self._opaque(width, "arg")
+        rhs = _strip_attachments(entry[1])
+        if rhs.startswith("phi "):
+            return self._phi(name, rhs)
         self.active.add(name)
         try:
             v = self._eval(entry[1], width)
@@ -221,6 +248,150 @@ class Evaluator:
             self.active.discard(name)
         self.cache[name] = v
         return v
+
+    # --- phis: merges, and values carried around a loop ------------------------------------
+
+    def _edge(self, frm: str, to: str) -> z3.BoolRef | None:
+        """The condition under which control goes from block ``frm`` to block ``to`` (None:
+        always, or unknown, which is the same for a sound bound)."""
+        term = self.fn.terminators.get(frm, "")
+        m = re.match(r"br\s+i1\s+(\S+),\s*label\s+%([\w.$-]+),\s*label\s+%([\w.$-]+)", term)
+        if not m or m.group(2) == m.group(3):
+            return None
+        c = self.operand("i1", m.group(1))
+        if not isinstance(c.expr, z3.BoolRef):
+            return None
+        if m.group(2) == to:
+            return c.expr
+        return z3.Not(c.expr) if m.group(3) == to else None
+
+    def _phi(self, name: str, rhs: str) -> Value:
+        ty, _, incoming = _type_prefix(re.sub(r"^phi\s+(?:(?:fast|nnan|ninf|nsz)\s+)*", "", rhs))
+        pairs = re.findall(r"\[\s*(.+?)\s*,\s*%([\w.$-]+)\s*\]", incoming)
+        width = _width(ty)
+        if width is None or not pairs:
+            v = self._opaque(width or WIDTH, "phi")
+            self.cache[name] = v
+            return v
+        self.fresh += 1
+        var = z3.BitVec(f"{name}.{self.fresh}", width)
+        guess = ty.startswith("ptr addrspace(3)")
+        # Cached before its incoming values are built: a loop reaches it again through them.
+        self.cache[name] = Value(var, guess, True)
+        self.pending.add(name)
+        self.hits.append(set())
+        block = self.fn.block_of.get(name, "")
+        # Every SSA cycle passes through a phi, and this one is now cached: values being built
+        # around it may be built again inside, so that the loop closes here, at the phi.
+        active, self.active = self.active, set()
+        try:
+            incs = [(self.operand(ty, tok), self._edge(frm, block)) for tok, frm in pairs]
+        finally:
+            self.active = active
+            reached = self.hits.pop()
+            self.pending.discard(name)
+        if not all(isinstance(v.expr, z3.BitVecRef) for v, _ in incs):
+            v = self._opaque(width, "phi")
+            self.cache[name] = v
+            return v
+        smem = any(v.smem for v, _ in incs)
+        if not reached:  # a merge: the phi is one of its incoming values
+            self.constraints.append(z3.Or([var == _fit(v.expr, width) for v, _ in incs]))
+            v = Value(var, smem, any(v.opaque for v, _ in incs))
+        else:  # carried around a loop: known by the bounds the loop keeps it in, if any
+            found = self._invariant(var, incs)
+            if found:
+                self.constraints.extend(found)
+                self.bounded[name] = " and ".join(str(c) for c in found)
+            v = Value(var, smem, True)
+        self.cache[name] = v
+        return v
+
+    def _extreme(self, e: z3.BitVecRef, facts: list[z3.BoolRef], top: bool) -> int | None:
+        """The largest (top) or smallest unsigned value of ``e`` under ``facts``; None when
+        no value satisfies them or the solver gives up."""
+        opt = z3.Optimize()
+        opt.set("timeout", OPT_TIMEOUT_MS)
+        opt.add(*facts)
+        if top:
+            opt.maximize(e)
+        else:
+            opt.minimize(e)
+        if opt.check() != z3.sat:
+            return None
+        val = opt.model().eval(e, model_completion=True)
+        return val.as_long() if z3.is_bv_value(val) else None
+
+    def _invariant(self, var: z3.BitVecRef,
+                   incs: list[tuple[Value, z3.BoolRef | None]]) -> list[z3.BoolRef]:  # fmt: skip
+        """Interval invariants of a loop-carried phi, unsigned and signed: an interval I with
+        every incoming value in I whenever the phi is in I (each under the condition of its
+        edge), found by iterating from the values that enter the loop, then widening once to
+        what the loop's guard allows. Each returned interval is proved inductive."""
+        w = var.size()
+        out = []
+        for signed in (False, True):
+            flip = z3.BitVecVal(1 << (w - 1), w) if signed else z3.BitVecVal(0, w)
+
+            def key(e: z3.BitVecRef, flip: z3.BitVecRef = flip) -> z3.BitVecRef:
+                return _fit(e, w) ^ flip  # signed order as unsigned order
+
+            def within(lo: int, hi: int, key=key) -> z3.BoolRef:
+                k = key(var)
+                return z3.And(z3.ULE(lo, k), z3.ULE(k, hi))
+
+            def image(lo: int | None, hi: int | None, key=key, within=within):
+                """The hull of the incoming values when the phi lies in [lo, hi] (None:
+                only those not reaching the phi); False when the solver gives up."""
+                got: list[tuple[int, int]] = []
+                for v, cond in incs:
+                    e = key(v.expr)  # type: ignore[arg-type]
+                    if lo is None and _mentions(e, var):
+                        continue
+                    facts = [*self.constraints] + ([within(lo, hi)] if lo is not None else [])
+                    if cond is not None:
+                        facts.append(cond)
+                    a = self._extreme(e, facts, False)
+                    b = self._extreme(e, facts, True)
+                    if a is None or b is None:
+                        s = z3.Solver()
+                        s.set("timeout", OPT_TIMEOUT_MS)
+                        s.add(*facts)
+                        if s.check() == z3.unsat:
+                            continue  # this edge is never taken from inside [lo, hi]
+                        return False
+                    got.append((a, b))
+                if not got:
+                    return None
+                return min(a for a, _ in got), max(b for _, b in got)
+
+            top = (1 << w) - 1
+            cur = image(None, None)
+            if not cur:
+                continue
+            lo, hi = cur
+            widened = False
+            for step in range(INVARIANT_STEPS + 2):
+                nxt = image(lo, hi)
+                if not nxt:
+                    break
+                if nxt[0] >= lo and nxt[1] <= hi:  # inductive: every way round keeps it
+                    if (lo, hi) != (0, top):
+                        out.append(within(lo, hi))
+                    break
+                up, down = nxt[1] > hi, nxt[0] < lo
+                lo, hi = min(lo, nxt[0]), max(hi, nxt[1])
+                if (lo, hi) == (0, top):
+                    break
+                if step + 1 >= INVARIANT_STEPS:
+                    if widened:
+                        break
+                    widened = True  # once: jump as far as the loop's guards allow
+                    wide = image(lo, top) if up else image(0, hi) if down else None
+                    if not wide:
+                        break
+                    lo, hi = min(lo, wide[0]), max(hi, wide[1])
+        return out
 
     def _gep(self, rest: str) -> Value:
         parts = _split_top(rest)
@@ -268,6 +439,10 @@ class Evaluator:
             ty, _, operands = _type_prefix(rest)
             a_tok, b_tok = (_split_top(operands) + ["", ""])[:2]
             a, b = self.operand(ty, a_tok), self.operand(ty, b_tok)
+            if ty == "i1" and op in ("and", "or", "xor"):  # predicates combined
+                x, y = _as_bool(a.expr), _as_bool(b.expr)
+                f = {"and": z3.And, "or": z3.Or, "xor": z3.Xor}[op]
+                return Value(f(x, y), False, a.opaque or b.opaque)
             if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
                 return self._opaque(width, "x")
             w = max(a.expr.size(), b.expr.size())
@@ -285,9 +460,15 @@ class Evaluator:
             v = self.operand(src_ty, tok)
             if op == "addrspacecast":
                 return self._opaque(WIDTH, "cast")
+            if isinstance(v.expr, z3.BoolRef) and op in ("zext", "sext"):
+                w = _width(dst_ty) or WIDTH
+                one = z3.BitVecVal(1 if op == "zext" else (1 << w) - 1, w)
+                return Value(z3.If(v.expr, one, z3.BitVecVal(0, w)), False, v.opaque)
             if not isinstance(v.expr, z3.BitVecRef):
                 return self._opaque(width, "x")
             w = _width(dst_ty) or WIDTH
+            if w == 1 and op == "trunc":
+                return Value(z3.Extract(0, 0, v.expr) == 1, False, v.opaque)
             smem = v.smem or (op == "inttoptr" and dst_ty.startswith("ptr addrspace(3)"))
             return Value(_fit(v.expr, w, signed=(op == "sext")), smem, v.opaque)
         if op == "select":
@@ -298,9 +479,13 @@ class Evaluator:
             cond = self.operand(c_ty, c_tok)
             a = self.operand(*_ty_tok(parts[1]))
             b = self.operand(*_ty_tok(parts[2]))
-            if not (isinstance(cond.expr, z3.BoolRef) and isinstance(a.expr, z3.BitVecRef)
-                    and isinstance(b.expr, z3.BitVecRef)):  # fmt: skip
+            if isinstance(a.expr, z3.BoolRef) and isinstance(b.expr, z3.BoolRef):
+                c = _as_bool(cond.expr)
+                return Value(z3.If(c, a.expr, b.expr), False,
+                             cond.opaque or a.opaque or b.opaque)  # fmt: skip
+            if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
                 return self._opaque(width, "x")
+            cond = Value(_as_bool(cond.expr), cond.smem, cond.opaque)
             w = max(a.expr.size(), b.expr.size())
             return Value(z3.If(cond.expr, _fit(a.expr, w), _fit(b.expr, w)), a.smem or b.smem,
                          cond.opaque or a.opaque or b.opaque)  # fmt: skip
@@ -319,25 +504,85 @@ class Evaluator:
             w = max(a.expr.size(), b.expr.size())
             return Value(_PREDS[pred](_fit(a.expr, w), _fit(b.expr, w)), False,
                          a.opaque or b.opaque)  # fmt: skip
-        if op == "phi":
-            ty, _, incoming = _type_prefix(rest)
-            values = []
-            for pair in re.findall(r"\[\s*([^,\]]+?)\s*,\s*%[\w.$-]+\s*\]", incoming):
-                values.append(self.operand(ty, pair))
-            if not values or not all(isinstance(v.expr, z3.BitVecRef) for v in values):
-                return self._opaque(width, "phi")
-            w = max(v.expr.size() for v in values)  # type: ignore[union-attr]
-            self.fresh += 1
-            var = z3.BitVec(f"phi{self.fresh}", w)
-            self.constraints.append(z3.Or([var == _fit(v.expr, w) for v in values]))
-            return Value(var, any(v.smem for v in values), any(v.opaque for v in values))
+        if op == "insertvalue":
+            parts = _split_top(rest)
+            if len(parts) < 3 or not parts[2].strip().isdigit():
+                return self._opaque(width, "x")
+            agg_ty, agg_tok = _ty_tok(parts[0])
+            agg = self.operand(agg_ty, agg_tok) if agg_tok.startswith("%") else None
+            fields = dict(agg.fields or {}) if agg is not None else {}
+            fields[int(parts[2])] = self.operand(*_ty_tok(parts[1]))
+            out = self._opaque(WIDTH, "agg")
+            out.fields = fields
+            return out
+        if op == "extractvalue":
+            parts = _split_top(rest)
+            if len(parts) == 2 and parts[1].strip().isdigit():
+                agg = self.operand(*_ty_tok(parts[0]))
+                got = (agg.fields or {}).get(int(parts[1]))
+                if got is not None:
+                    return got
+            return self._opaque(width, "x")
         if "@llvm.nvvm.read.ptx.sreg.tid.x" in rhs:
             return self._tid()
         if "@llvm.nvvm.read.ptx.sreg.laneid" in rhs:
-            lane = self._opaque(32, "lane")
-            self.constraints.append(z3.ULT(lane.expr, 32))
-            return Value(lane.expr, False, False)
+            tid = self._tid()
+            return Value(tid.expr & 31, False, tid.opaque)  # type: ignore[operator]
+        sh = re.search(r"@llvm\.nvvm\.shfl\.sync\.idx\.i32\((.*)\)\s*$", rhs)
+        if sh:
+            # A broadcast from one lane of the warp: exact when the value is a function of
+            # the thread id alone (then it is that function at the source lane's thread id).
+            args = _split_top(sh.group(1))
+            if len(args) == 4:
+                mask, v, lane, clamp = (self.operand(*_ty_tok(a)) for a in args)
+                consts = [z3.simplify(x.expr) for x in (mask, lane, clamp)]
+                if (
+                    isinstance(v.expr, z3.BitVecRef)
+                    and not v.opaque
+                    and all(z3.is_bv_value(c) for c in consts)
+                    and consts[0].as_long() == 0xFFFFFFFF  # type: ignore[union-attr]
+                    and consts[2].as_long() == 31  # type: ignore[union-attr]
+                    and consts[1].as_long() < 32  # type: ignore[union-attr]
+                ):
+                    if self.tid is None:
+                        return v
+                    src = (self.tid & ~31) | consts[1].as_long()  # type: ignore[union-attr]
+                    return Value(z3.substitute(v.expr, (self.tid, src)), v.smem, False)
+            return self._opaque(width, "x")
+        mm = re.search(r"@llvm\.([su])(min|max)\.i\d+\((.*)\)\s*$", rhs)
+        if mm:
+            args = _split_top(mm.group(3))
+            if len(args) == 2:
+                a, b = self.operand(*_ty_tok(args[0])), self.operand(*_ty_tok(args[1]))
+                if isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef):
+                    w = max(a.expr.size(), b.expr.size())
+                    x, y = _fit(a.expr, w), _fit(b.expr, w)
+                    less = z3.ULT(x, y) if mm.group(1) == "u" else x < y
+                    pick = z3.If(less, x, y) if mm.group(2) == "min" else z3.If(less, y, x)
+                    return Value(pick, a.smem or b.smem, a.opaque or b.opaque)
         return self._opaque(width, "x")
+
+
+def _as_bool(e: z3.ExprRef) -> z3.BoolRef:
+    if isinstance(e, z3.BoolRef):
+        return e
+    assert isinstance(e, z3.BitVecRef)
+    return z3.Extract(0, 0, e) == 1
+
+
+def _mentions(e: z3.ExprRef, var: z3.ExprRef) -> bool:
+    """Whether ``var`` occurs in ``e``."""
+    seen: set[int] = set()
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.eq(var):
+            return True
+        todo.extend(x.children())
+    return False
 
 
 def _width(ty: str) -> int | None:
@@ -393,6 +638,8 @@ _BINOPS: dict[str, Any] = {
     "lshr": lambda a, b: z3.LShR(a, b),
     "ashr": lambda a, b: a >> b,
     "udiv": lambda a, b: z3.UDiv(a, b),
+    "sdiv": lambda a, b: a / b,
+    "srem": lambda a, b: z3.SRem(a, b),
     "urem": lambda a, b: z3.URem(a, b),
 }
 _PREDS: dict[str, Any] = {
@@ -409,29 +656,146 @@ _PREDS: dict[str, Any] = {
 }
 
 _ASM_SIZE = [
+    (re.compile(r"\.b128\b"), 16),
     (re.compile(r"\.v4\.(?:b|u|s|f)32"), 16),
     (re.compile(r"\.v2\.(?:b|u|s|f)64"), 16),
+    (re.compile(r"\.v8\.(?:b|u|s|f)16"), 16),
     (re.compile(r"\.v2\.(?:b|u|s|f)32"), 8),
     (re.compile(r"\.v4\.(?:b|u|s|f)16"), 8),
     (re.compile(r"\.v2\.(?:b|u|s|f)16"), 4),
+    (re.compile(r"\.v4\.(?:b|u|s)8"), 4),
+    (re.compile(r"\.v2\.(?:b|u|s)8"), 2),
     (re.compile(r"\.(?:b|u|s|f)64"), 8),
     (re.compile(r"\.(?:b|u|s|f)32"), 4),
-    (re.compile(r"\.(?:b|u|s|f)16"), 2),
+    (re.compile(r"\.(?:b|u|s|f|bf)16"), 2),
     (re.compile(r"\.(?:b|u|s)8"), 1),
 ]
+_ASM_CALL = re.compile(
+    r'\basm\s+(?:(?:sideeffect|alignstack|inteldialect|unwind)\s+)*"((?:[^"\\]|\\.)*)"\s*,\s*'
+    r'"((?:[^"\\]|\\.)*)"\s*\((.*)\)\s*$'
+)
+_MEM_OPERAND = re.compile(r"\[\s*\$(\d+)\s*(?:\+\s*(-?(?:0x[0-9a-fA-F]+|\d+))\s*)?\]")
+_OPERAND = re.compile(r"\$(\d+)")
+_PRED = re.compile(r"^@(!?)\$(\d+)\s+")
+_ARG_ATTRS = re.compile(
+    r"^(?:(?:nonnull|noundef|readonly|writeonly|readnone|nocapture|immarg|align\s+\d+|"
+    r"captures\([^)]*\)|dereferenceable\(\d+\))\s+)*"
+)
+# Types an asm or intrinsic argument must have to hold a shared address (others are data).
+_ADDRESS_TYPES = ("ptr addrspace(3)", "i32", "i64", "{")
 
 
-def _asm_size(asm: str) -> int | None:
-    if "mbarrier" in asm:
+def _unescape(text: str) -> str:
+    """An LLVM string's hex escapes decoded (asm text uses \\0A, \\09, \\22, \\5C)."""
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+def _asm_size(ins: str) -> int | None:
+    """Bytes one thread's access through one address operand of this PTX instruction touches;
+    None where that is not readable from the instruction (a note, never clean)."""
+    op = ins.split()[0] if ins.split() else ""
+    if op.startswith("mbarrier."):
         return 8
-    if "cp.async" in asm and "bulk" not in asm:
-        m = re.search(r"\],\s*(0x[0-9a-fA-F]+|\d+)", asm)
+    if op.startswith("tensormap."):
+        return 128  # a tensor map is 1024 bits
+    if op.startswith("cp.async.bulk"):
+        return None  # TMA / bulk copies: the box size lives in the descriptor
+    if op.startswith("cp.async"):
+        m = re.search(r"\]\s*,\s*(0x[0-9a-fA-F]+|\d+)", ins)
         return int(m.group(1), 0) if m else None
-    if ("ld.shared" in asm or "st.shared" in asm or "atom.shared" in asm) and "bulk" not in asm:
+    if op.startswith(("ldmatrix", "stmatrix")):
+        return 16 if ".m8n8" in op else None  # each thread names one 16-byte row
+    if op.startswith(("ld.", "st.", "atom.", "red.")) and ".shared" in op:
         for pat, size in _ASM_SIZE:
-            if pat.search(asm):
+            if pat.search(op):
                 return size
     return None
+
+
+def _intrinsic_size(callee: str) -> int | None:
+    if "matrix.sync.aligned.m8n8" in callee:
+        return 16
+    if ".mbarrier." in callee:
+        return 8
+    m = re.search(r"cp\.async\.(?:ca|cg)\.shared\.global\.(\d+)", callee)
+    return int(m.group(1)) if m else None
+
+
+def _strip_attachments(rhs: str) -> str:
+    rhs = re.sub(r",\s*!\w+\s+!\S+", "", rhs)
+    return re.sub(r"\s+#\d+\s*$", "", rhs).strip()
+
+
+def _arg(ev: Evaluator, text: str) -> Value | None:
+    """An asm or call argument's value, when its type can hold a shared address."""
+    ty, tok = _ty_tok(text)
+    if not ty.startswith(_ADDRESS_TYPES):
+        return None
+    tok = _ARG_ATTRS.sub("", tok)
+    if ty.startswith("{"):
+        v = ev.operand(ty, tok)
+        first = (v.fields or {}).get(0)
+        return first if first is not None and first.smem else None
+    v = ev.operand(ty, tok)
+    return v if v.smem and isinstance(v.expr, z3.BitVecRef) else None
+
+
+def _asm_accesses(rhs: str, ev: Evaluator, no: int, col: int, dbg: str | None,
+                  out: list[Access], unread: list[str]) -> None:  # fmt: skip
+    m = _ASM_CALL.search(rhs)
+    if not m:
+        unread.append(f"line {no}: inline asm this reader cannot parse")
+        return
+    text, constraints, args_text = _unescape(m.group(1)), m.group(2), m.group(3)
+    outputs = sum(1 for c in constraints.split(",") if c.strip().startswith("="))
+    args = _split_top(args_text)
+    values: dict[int, Value | None] = {}
+
+    def operand(k: int) -> Value | None:
+        if k not in values:
+            i = k - outputs
+            values[k] = _arg(ev, args[i]) if 0 <= i < len(args) else None
+        return values[k]
+
+    text = re.sub(r"//[^\n]*", "", text)  # comments name operands without using them
+    for ins in re.split(r"[;\n]", text):
+        # Scope braces and labels open a line; vector operands keep their braces.
+        ins = re.sub(r"^(?:[{}]\s*|[\w$]+:\s*)+", "", ins.strip()).strip()
+        if not ins or ins.startswith("."):  # empty, or a declaration (.reg)
+            continue
+        cond: z3.BoolRef | None = None
+        pm = _PRED.match(ins)
+        if pm:
+            k = int(pm.group(2))
+            i = k - outputs
+            if 0 <= i < len(args):
+                p = ev.operand(*_ty_tok(args[i]))
+                c = _as_bool(p.expr)
+                cond = z3.Not(c) if pm.group(1) else c
+            ins = ins[pm.end() :]
+        in_brackets = set()
+        for mm in _MEM_OPERAND.finditer(ins):
+            k = int(mm.group(1))
+            in_brackets.add(k)
+            v = operand(k)
+            if v is None:
+                continue
+            size = _asm_size(ins)
+            if size is None:
+                unread.append(f"line {no}: {ins.split()[0]} on a shared address (its size is "
+                              "not readable here)")  # fmt: skip
+                continue
+            off = int(mm.group(2), 0) if mm.group(2) else 0
+            expr = _fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
+            out.append(Access(no, col, "asm " + ins.split()[0], size,
+                              Value(expr, True, v.opaque), dbg, cond))  # fmt: skip
+        bare = {int(k) for k in _OPERAND.findall(_MEM_OPERAND.sub("", ins))} - in_brackets
+        for k in sorted(bare):
+            if operand(k) is not None:
+                what = "wgmma operand descriptors" if "wgmma" in ins else ins.split()[0]
+                unread.append(f"line {no}: {what} take a shared address as a value "
+                              "(not modelled)")  # fmt: skip
+                break
 
 
 def accesses(fn: LFunction, ev: Evaluator, meta: dict[str, str]) -> tuple[list[Access], list[str]]:
@@ -466,36 +830,23 @@ def accesses(fn: LFunction, ev: Evaluator, meta: dict[str, str]) -> tuple[list[A
                 out.append(Access(no, col, "atomic", type_size(ty),
                                   ev.operand(*_ty_tok(parts[0])), dbg))  # fmt: skip
         elif rhs.startswith("call ") or " call " in rhs:
-            args_at = rhs.rfind("(")
-            smem_args = re.findall(r"ptr addrspace\(3\)\s+(?:[\w()]+\s+)*?(%[\w.$-]+|@global_smem)",
-                                   rhs)  # fmt: skip
-            if not smem_args:
-                # An i32 operand computed from a shared pointer (ptrtoint) feeds asm too.
-                ints = re.findall(r"\bi32\s+(%[\w.$-]+)", rhs[args_at:] if args_at > 0 else "")
-                smem_ints = [t for t in ints if ev.operand("i32", t).smem]
-                if smem_ints and "asm" in rhs:
-                    size = _asm_size(rhs)
-                    for t in smem_ints:
-                        if size is None:
-                            unread.append(f"line {no}: inline asm on a shared address "
-                                          "(size not modelled)")  # fmt: skip
-                        else:
-                            out.append(Access(no, col, "asm", size, ev.operand("i32", t), dbg))
-                elif smem_ints:
-                    unread.append(f"line {no}: a call takes a shared address (not modelled)")
+            rhs = _strip_attachments(rhs)
+            if " asm " in rhs or re.search(r"\basm\s+(?:sideeffect\s+)?\"", rhs):
+                _asm_accesses(rhs, ev, no, col, dbg, out, unread)
                 continue
-            if "matrix.sync" in rhs:
-                size: int | None = 16
-            elif "asm" in rhs:
-                size = _asm_size(rhs)
-            else:
-                size = None
-            for tok in smem_args:
-                if size is None:
-                    unread.append(f"line {no}: a call takes a shared pointer (not modelled)")
-                    break
-                out.append(Access(no, col, "call", size, ev.operand("ptr addrspace(3)", tok),
-                                  dbg))  # fmt: skip
+            cm = re.search(r"@([\w.$-]+)\s*\((.*)\)\s*$", rhs)
+            if not cm:
+                continue
+            callee = cm.group(1)
+            smem = [v for a in _split_top(cm.group(2)) if (v := _arg(ev, a)) is not None]
+            if not smem:
+                continue
+            size = _intrinsic_size(callee)
+            if size is None or not callee.startswith("llvm."):
+                unread.append(f"line {no}: @{callee} takes a shared address (not modelled)")
+                continue
+            for v in smem[:1]:  # the intrinsics above take one shared address
+                out.append(Access(no, col, "call @" + callee, size, v, dbg))
     return out, unread
 
 
@@ -615,6 +966,8 @@ def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str
     s = z3.Solver()
     s.set("timeout", 10_000)
     s.add(*ev.constraints)
+    if acc.cond is not None:
+        s.add(acc.cond)
     s.add(z3.Not(inside))
     r = s.check()
     if r == z3.unsat:

@@ -10,7 +10,6 @@ explicit requests. Each case records its expected verdict per profile, judged by
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +17,16 @@ import z3
 
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import compiled, rules_for
-from alias_spec.model.facts import INT32_MAX, INT64_MAX
+from alias_spec.model.facts import INT32_MAX, INT64_MAX, Facts
 from alias_spec.model.request import parse_request
 from alias_spec.semantics.check import check_facts
+from alias_spec.semantics.lexmin import solve
 from alias_spec.semantics.witness import family, small, to_request
 from alias_spec.semantics.z3expr import Env, fact_vars, fires, holds, invariants, model_facts, pin
 
 PROFILES = ("flagtree", "safe")
-CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "boundary.jsonl"
+# Where a checkout keeps the corpus (the tests replay it); `write` goes where it is told.
+CORPUS = "tests/corpus/boundary.jsonl"
 
 
 # What may always move between the two sides of an edge: the offset and the result's size.
@@ -39,7 +40,7 @@ def _free(rule_id: str) -> tuple[str, ...]:
 
 
 def _distance(
-    env: Env, target: Mapping[str, int | bool], free: tuple[str, ...]
+    env: Env, target: Facts, free: tuple[str, ...]
 ) -> tuple[z3.ArithRef, list[z3.BoolRef]]:
     terms, cons = [], []
     for name, v in target.items():
@@ -54,7 +55,7 @@ def _distance(
 def _optimise(
     constraints: list[z3.BoolRef],
     env: Env,
-    near: Mapping[str, int | bool] | None,
+    near: Facts | None,
     free: tuple[str, ...] = FREE,
 ):
     opt = z3.Optimize()
@@ -80,18 +81,21 @@ def _alone(profile: str, rule_id: str, env: Env) -> list[z3.BoolRef]:
 def _pair(profile: str, rule_id: str, free: tuple[str, ...]):
     """A violating-alone request and a valid one that differ only in ``free`` facts."""
     bad_env, good_env = fact_vars(), fact_vars("good_")
-    s = z3.Solver()
-    s.set("timeout", 20000)
-    s.add(invariants(bad_env), family(bad_env), invariants(good_env), family(good_env))
-    s.add(*_alone(profile, rule_id, bad_env), *[holds(r, good_env) for r in rules_for(profile)])
-    s.add(*[bad_env[k] == good_env[k] for k in bad_env if k not in free])
-    if s.check() != z3.sat:
+    _, m = solve(
+        lambda: [invariants(bad_env), family(bad_env), invariants(good_env), family(good_env)],
+        lambda: [
+            *_alone(profile, rule_id, bad_env),
+            *[holds(r, good_env) for r in rules_for(profile)],
+        ],
+        lambda: [bad_env[k] == good_env[k] for k in bad_env if k not in free],
+        timeout_ms=20000,
+    )
+    if m is None:
         return None
-    m = s.model()
     return model_facts(m, bad_env), model_facts(m, good_env)
 
 
-def rule_edges(profile: str, rule_id: str) -> list[tuple[str, dict[str, int | bool]]]:
+def rule_edges(profile: str, rule_id: str) -> list[tuple[str, Facts]]:
     env = fact_vars()
     bad = _optimise(_alone(profile, rule_id, env), env, None)
     if bad is None:  # some rules need big numbers (i32, int64 limits)
@@ -156,7 +160,7 @@ def fixed_edges() -> list[tuple[str, dict[str, Any]]]:
     ]  # fmt: skip
 
 
-def expected(facts: Mapping[str, int | bool]) -> dict[str, list[str]]:
+def expected(facts: Facts) -> dict[str, list[str]]:
     return {p: check_facts(facts, p, with_fixes=False).rule_ids() for p in PROFILES}
 
 
@@ -175,7 +179,7 @@ def generate() -> list[dict[str, Any]]:
     return cases
 
 
-def write(path: Path = CORPUS) -> int:
+def write(path: Path) -> int:
     cases = generate()
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w") as fh:
@@ -184,5 +188,16 @@ def write(path: Path = CORPUS) -> int:
     return len(cases)
 
 
+def main(argv: list[str] | None = None) -> int:
+    """``python -m alias_spec.semantics.boundary [--out FILE]``: regenerate the corpus."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m alias_spec.semantics.boundary")
+    ap.add_argument("--out", type=Path, default=Path(CORPUS), help="default: ./%(default)s")
+    args = ap.parse_args(argv)
+    print(f"wrote {write(args.out)} cases to {args.out}")
+    return 0
+
+
 if __name__ == "__main__":
-    print(f"wrote {write()} cases to {CORPUS}")
+    raise SystemExit(main())

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import z3
 
 from alias_spec.model.catalogue import rules_for
+from alias_spec.model.facts import Facts
 from alias_spec.model.interp import report_values
 from alias_spec.model.verdict import Verdict, Violation
 from alias_spec.semantics.fix import suggest
 from alias_spec.semantics.z3expr import fact_vars, fires, pin
 
 
-def check_facts(facts: Mapping[str, int | bool], profile: str, with_fixes: bool = True) -> Verdict:
+def check_facts(facts: Facts, profile: str, with_fixes: bool = True) -> Verdict:
     env = fact_vars()
     s = z3.Solver()
     s.add(*pin(env, facts))

@@ -10,6 +10,7 @@ from typing import Any
 import z3
 
 from alias_spec.model.catalogue import Rule, rules_for
+from alias_spec.model.facts import Facts
 from alias_spec.semantics.z3expr import fact_vars, holds, pin
 
 
@@ -31,7 +32,7 @@ def _nearest(opt_target: z3.ArithRef, start: int, constraints: list[z3.BoolRef])
 
 
 def suggest(
-    facts: Mapping[str, int | bool],
+    facts: Facts,
     profile: str,
     rule: Rule,
     res_shape: Sequence[int | None] | None = None,

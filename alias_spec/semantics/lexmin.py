@@ -1,4 +1,11 @@
-"""Lexicographic minimisation by bisection over plain solver calls.
+"""The one witness search: a model of some constraints, its objectives minimised in order by
+bisection over plain solver calls.
+
+Every witness and counterexample the project records comes from here: the theorems' models
+(bounded first, ``theorems.py``), the smallest Triton and recipe witnesses
+(``triton_theorems.py``, ``recipe_theorems.py``), the boundary pairs (``boundary.py``) and
+the fuzzer's small witnesses. Constraints are asserted group by group in the order given, so
+a search with no objectives is exactly one solver call on them.
 
 z3's Optimize gives up (or takes minutes) on the byte-size products of the view facts, and
 where several models tie it picks one by its own heuristics. Bisecting each objective in
@@ -8,22 +15,35 @@ objectives one after the other, so the witness is the same wherever the bisectio
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+
 import z3
 
+from alias_spec.model.facts import Facts
+from alias_spec.semantics.z3expr import model_facts
 
-def lex_minimize(
-    query: z3.BoolRef,
-    objectives: list[z3.ArithRef],
+# Constraints asserted together, or a function building them when their turn comes. z3's
+# models depend on the order terms are created in and asserted, so a search that builds some
+# constraints only after asserting others keeps doing so, and keeps its witnesses.
+Group = Sequence[z3.BoolRef] | Callable[[], Sequence[z3.BoolRef]]
+
+
+def solve(
+    *groups: Group,
+    objectives: Sequence[z3.ArithRef] = (),
     timeout_ms: int = 20000,
-) -> z3.ModelRef | None:
-    """A model of ``query`` minimising ``objectives`` in order (each assumed >= 0), or None
-    when ``query`` has no model the solver finds. A check that times out counts as no
-    improvement, so the answer is then a model, if not the smallest."""
+) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    """The solver's answer on the constraint ``groups`` (asserted one group at a time, in
+    order) and, when sat, a model minimising ``objectives`` in order (each assumed >= 0). A
+    check that times out counts as no improvement, so the model is then a model, if not the
+    smallest."""
     s = z3.Solver()
     s.set("timeout", timeout_ms)
-    s.add(query)
-    if s.check() != z3.sat:
-        return None
+    for group in groups:
+        s.add(*(group() if callable(group) else group))
+    result = s.check()
+    if result != z3.sat:
+        return result, None
     model = s.model()
     for obj in objectives:
         hi = model.eval(obj, model_completion=True).as_long()
@@ -39,4 +59,25 @@ def lex_minimize(
                 lo = mid + 1
             s.pop()
         s.add(obj == hi)
-    return model
+    return result, model
+
+
+def search(
+    *groups: Group,
+    env: Mapping[str, z3.ExprRef],
+    objectives: Sequence[z3.ArithRef] = (),
+    timeout_ms: int = 20000,
+) -> Facts | None:
+    """The values of ``env`` in :func:`solve`'s model, or None when it finds none."""
+    _, model = solve(*groups, objectives=objectives, timeout_ms=timeout_ms)
+    return None if model is None else model_facts(model, env)
+
+
+def lex_minimize(
+    query: z3.BoolRef,
+    objectives: list[z3.ArithRef],
+    timeout_ms: int = 20000,
+) -> z3.ModelRef | None:
+    """A model of ``query`` minimising ``objectives`` in order, or None when ``query`` has no
+    model the solver finds (:func:`solve` on one constraint)."""
+    return solve([query], objectives=objectives, timeout_ms=timeout_ms)[1]

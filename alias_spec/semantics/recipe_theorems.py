@@ -32,8 +32,10 @@ import z3
 
 from alias_spec.model import recipes as recipe_model
 from alias_spec.model.catalogue import SAFE, rule
+from alias_spec.model.dtypes import DTYPE_BITS, WIDTHS
 from alias_spec.model.facts import CONSTANTS, OPS
-from alias_spec.semantics.lexmin import lex_minimize
+from alias_spec.model.physical import DEFAULT_ALIGNMENT
+from alias_spec.semantics.lexmin import solve
 from alias_spec.semantics.theorems import Theorem
 from alias_spec.semantics.z3expr import (
     Env,
@@ -137,7 +139,7 @@ def _bytes_1d(elems: z3.ArithRef) -> Type:
         "subview": z3.BoolVal(False),
         "nvmma_fits": true,
         "nvmma_rows": true,
-        "bits": z3.IntVal(8),
+        "bits": z3.IntVal(DTYPE_BITS["i8"]),
         "elems": elems,
         "static": true,
         "space": z3.IntVal(SMEM),
@@ -247,7 +249,7 @@ def _alias_hypotheses(profile: str, recipe: str, assume: tuple[str, ...]) -> tup
         *[_recipe_formula(s.formula, r) for s in recipe_model.SUPPORT],
         _recipe_formula(_recipe(recipe).formula, r),
         _src_type_valid(profile, a),
-        a["align"] % 16 == 0,
+        a["align"] % DEFAULT_ALIGNMENT == 0,
         a["res_mutable"],  # the frontend's aliases are always mutable
         term("src_bytes", a) <= term("INT32_MAX", a),  # shared memory is far below 2 GiB
         # The result layout is one the frontend builds for the result: it fits.
@@ -256,7 +258,7 @@ def _alias_hypotheses(profile: str, recipe: str, assume: tuple[str, ...]) -> tup
         a["src_nvmma_rows"],
     ]
     # The element widths MLIR's types have (i1 is one byte per element in shared memory).
-    hyp += [z3.Or(*[a[f"{side}_bits"] == b for b in (1, 8, 16, 32, 64)]) for side in ("src", "res")]
+    hyp += [z3.Or(*[a[f"{side}_bits"] == b for b in WIDTHS]) for side in ("src", "res")]
     # A source whose type is not a subview is one dense run from its base (as the request
     # parser and the frontend build it; the spec's invariants leave alias facts free here).
     one_run = [a["src_start"] == 0, a["run"] == a["src_elems"]]
@@ -436,10 +438,7 @@ def recipe_theorems() -> list[Theorem]:
 def hypotheses_satisfiable(t: Theorem, timeout_ms: int = 60000) -> bool:
     """The theorem is not vacuous: some alias request meets all its hypotheses."""
     claim, _ = t.build()
-    s = z3.Solver()
-    s.set("timeout", timeout_ms)
-    s.add(claim.arg(0))
-    return s.check() == z3.sat
+    return solve(lambda: [claim.arg(0)], timeout_ms=timeout_ms)[0] == z3.sat
 
 
 def smallest_counterexample(t: Theorem, timeout_ms: int = 20000) -> dict[str, Any] | None:
@@ -455,7 +454,8 @@ def smallest_counterexample(t: Theorem, timeout_ms: int = 20000) -> dict[str, An
         term("src_bytes", a) + term("res_bytes", a),
         a["off"] + a["src_base"] + a["src_start"] + a["align"] + a["p0"],
     ]
-    m = lex_minimize(z3.And(claim.arg(0), z3.Not(claim.arg(1))), objectives, timeout_ms)
+    query = z3.And(claim.arg(0), z3.Not(claim.arg(1)))
+    _, m = solve([query], objectives=objectives, timeout_ms=timeout_ms)
     if m is None:
         return None
     shown = (

@@ -9,14 +9,16 @@ hold; an expected failure is a *finding* about the rules and keeps its counterex
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import z3
 
 from alias_spec.model.catalogue import SAFE, rules_for
+from alias_spec.model.facts import Facts
 from alias_spec.semantics import cvc5_backend
+from alias_spec.semantics.lexmin import solve
 from alias_spec.semantics.witness import family, small, to_request
 from alias_spec.semantics.z3expr import (
     Env,
@@ -338,16 +340,6 @@ def all_theorems() -> list[Theorem]:
     return out
 
 
-def _z3_decide(query: z3.BoolRef, timeout_ms: int, bounded: bool, envs: dict[str, Env]):
-    s = z3.Solver()
-    s.set("timeout", timeout_ms)
-    s.add(query)
-    if bounded:
-        s.add(*[small(e) for e in envs.values()])
-    r = s.check()
-    return r, (s.model() if r == z3.sat else None), s
-
-
 def _parts(claim: z3.BoolRef) -> list[z3.BoolRef]:
     """Split ``H => (C1 and ... and Cn)`` into ``H => Ci``: each is proved on its own, which
     keeps every query small enough for both solvers. The conjunction is the theorem."""
@@ -406,9 +398,10 @@ def _run_query(
     model = None
     if "z3" in solvers:
         # Look for a small model first: witnesses and counterexamples stay readable.
-        r, model, _ = _z3_decide(query, timeout_ms, True, envs)
+        bounds = lambda: [small(e) for e in envs.values()]  # noqa: E731
+        r, model = solve([query], bounds, timeout_ms=timeout_ms)
         if r != z3.sat:
-            r, model, _ = _z3_decide(query, timeout_ms, False, envs)
+            r, model = solve([query], timeout_ms=timeout_ms)
         verdicts["z3"] = _meaning(t, r)
     if "cvc5" in solvers:
         s = z3.Solver()
@@ -431,7 +424,7 @@ def _meaning(t: Theorem, r: z3.CheckSatResult | str) -> str:
     return "holds" if sat == (t.kind == "exists") else "refuted"
 
 
-def _describe(facts: Mapping[str, int | bool]) -> dict[str, Any]:
+def _describe(facts: Facts) -> dict[str, Any]:
     return {"facts": dict(facts), "request": to_request(facts)}
 
 

@@ -25,21 +25,20 @@ from typing import Any
 import z3
 
 from alias_spec.model.catalogue import SAFE, rule, rules_for
-from alias_spec.model.facts import INVARIANTS, OPS
-from alias_spec.semantics.lexmin import lex_minimize
+from alias_spec.model.dtypes import WIDTHS, mlir_name
+from alias_spec.model.facts import OPS
+from alias_spec.model.layouts import NVMMA_SWIZZLES
+from alias_spec.model.physical import DEFAULT_ALIGNMENT, swizzle_repeat
+from alias_spec.semantics.lexmin import search
 from alias_spec.semantics.recipe_theorems import recipe_theorems, smallest_counterexample
 from alias_spec.semantics.theorems import Outcome, Theorem, run_theorem
-from alias_spec.semantics.z3expr import Env, fact_vars, holds, model_facts, term, valid
+from alias_spec.semantics.z3expr import Env, fact_vars, holds, term, valid
+from alias_spec.semantics.z3expr import invariants as _invariants
 
 TRITON = ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9")
 OP_CODES = {name.split("_", 1)[1]: code for name, code in OPS.items() if name.startswith("ttg.")}
 POW2 = [2**k for k in range(13)]  # sizes the witness family may use
-BITS = {8: "i8", 16: "f16", 32: "f32", 1: "i1"}
-SWIZZLES = (0, 32, 64, 128)
-
-
-def _invariants(env: Env) -> z3.BoolRef:
-    return z3.And(*[term(t, env) for t in INVARIANTS])
+FAMILY_BITS = (8, 16, 32, 1)  # element widths the family uses (names: model.dtypes)
 
 
 def _pow2(x: z3.ArithRef) -> z3.BoolRef:
@@ -70,9 +69,9 @@ def view_family(env: Env, x: dict[str, z3.ArithRef], op: str) -> z3.BoolRef:
         e["res_static"],
         e["src_base"] == 0,
         e["src_start"] == 0,
-        e["align"] == 16,
-        z3.Or(*[e["src_bits"] == b for b in BITS]),
-        z3.Or(*[e["res_bits"] == b for b in BITS]),
+        e["align"] == DEFAULT_ALIGNMENT,
+        z3.Or(*[e["src_bits"] == b for b in FAMILY_BITS]),
+        z3.Or(*[e["res_bits"] == b for b in FAMILY_BITS]),
         e["src_rank"] == e["src_alloc_rank"],
         e["res_rank"] == e["res_alloc_rank"],
         z3.Not(e["src_subview"]),
@@ -104,8 +103,8 @@ def view_family(env: Env, x: dict[str, z3.ArithRef], op: str) -> z3.BoolRef:
             _pow2(r), _pow2(c), e["res_d0_pow2"], e["res_tail_pow2"], e["res_nonzero"],
             z3.Not(e["res_subview"]),
             z3.If(nvmma, e["res_elems"] == r * c, z3.And(e["res_elems"] == r, c == 1)),
-            z3.Or(*[w == s for s in SWIZZLES]),
-            z3.If(nvmma, e["swz"] == 8 * w, z3.And(e["swz"] == 0, w == 0)),
+            z3.Or(*[w == s for s in NVMMA_SWIZZLES]),
+            z3.If(nvmma, e["swz"] == swizzle_repeat(w), z3.And(e["swz"] == 0, w == 0)),
             e["res_nvmma_fits"] == z3.Or(z3.Not(nvmma), w == 0, c * e["res_bits"] >= 8 * w),
             e["res_nvmma_rows"] == z3.Or(z3.Not(nvmma), w == 0, rows_ok),
             z3.Implies(nvmma, e["res_bits"] >= 8), e["same_enc"] == z3.Not(nvmma),
@@ -145,7 +144,7 @@ def view_family(env: Env, x: dict[str, z3.ArithRef], op: str) -> z3.BoolRef:
 
 def to_view_request(f: dict[str, Any], x: dict[str, int], op: str) -> dict[str, Any]:
     """The JSON request a family member stands for (memdesc text on both sides)."""
-    src_dt, res_dt = BITS[int(f["src_bits"])], BITS[int(f["res_bits"])]
+    src_dt, res_dt = mlir_name(int(f["src_bits"])), mlir_name(int(f["res_bits"]))
     mut = {True: ", mutable", False: ""}
     sw1 = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
     space = "#ttg.shared_memory"
@@ -270,7 +269,7 @@ def _shared_byte_reinterpret(env: Env, byte_elems: bool) -> list[z3.BoolRef]:
         env["src_static"],
         env["res_static"],
         env["src_base"] == 0,
-        env["align"] % 16 == 0,
+        env["align"] % DEFAULT_ALIGNMENT == 0,
         env["src_bits"] >= 1,
         env["res_bits"] >= 1,
         # Shared memory is far below 2^31 bytes.
@@ -280,7 +279,8 @@ def _shared_byte_reinterpret(env: Env, byte_elems: bool) -> list[z3.BoolRef]:
     if byte_elems:
         # The element widths MLIR has for whole-byte types.
         hyp += [
-            z3.Or(*[env[f"{side}_bits"] == b for b in (8, 16, 32, 64)]) for side in ("src", "res")
+            z3.Or(*[env[f"{side}_bits"] == b for b in WIDTHS if b % 8 == 0])
+            for side in ("src", "res")
         ]
     return hyp
 
@@ -366,10 +366,9 @@ def _smallest(query: z3.BoolRef, env: Env, op: str, timeout_ms: int) -> dict[str
         objectives.append(z3.If(env[name] < 0, 1, 0))
         objectives.append(z3.If(env[name] >= 0, env[name], -env[name]))
     objectives += [env["src_bits"], env["res_bits"], env["src_elems"], env["res_elems"]]
-    model = lex_minimize(query, objectives, timeout_ms)
-    if model is None:
+    facts = search([query], env=env, objectives=objectives, timeout_ms=timeout_ms)
+    if facts is None:
         return None
-    facts = model_facts(model, env)
     x = {k[2:]: v for k, v in facts.items() if k.startswith("x_")}
     return {"facts": facts, "request": to_view_request(facts, x, op)}
 

@@ -12,7 +12,11 @@ from typing import Any
 
 import z3
 
-BITS_NAMES = {8: "i8", 16: "fp16", 32: "fp32", 64: "fp64", 1: "i1"}
+from alias_spec.model.dtypes import triton_name
+from alias_spec.model.facts import Facts, elem_bytes
+from alias_spec.model.layouts import NVMMA_SWIZZLES
+from alias_spec.model.physical import swizzle_bytes, swizzle_repeat
+
 SPACE_NAMES = {0: "smem", 1: "tmem", 2: "global"}
 SCOPE_NAMES = {0: "smem", 1: "tmem"}
 
@@ -22,7 +26,7 @@ def family(env: Mapping[str, z3.ExprRef]) -> z3.BoolRef:
     e = env
     return z3.And(
         e["op"] == 0,  # OP_ALIAS: to_request writes alias requests
-        z3.Or(e["swz"] == 0, e["swz"] == 256, e["swz"] == 512, e["swz"] == 1024),
+        z3.Or(*[e["swz"] == swizzle_repeat(w) for w in NVMMA_SWIZZLES]),
         z3.Implies(
             e["run"] >= 1,
             z3.And(
@@ -45,10 +49,10 @@ def small(env: Mapping[str, z3.ExprRef], bound: int = 4096) -> z3.BoolRef:
 
 
 def _dtype(bits: int) -> Any:
-    return BITS_NAMES.get(bits, {"bits": bits})
+    return triton_name(bits) or {"bits": bits}
 
 
-def to_request(f: Mapping[str, int | bool]) -> dict[str, Any]:
+def to_request(f: Facts) -> dict[str, Any]:
     """A JSON request with exactly these facts (up to the footprint's normal form)."""
     src: dict[str, Any] = {
         "kind": "buffered_tensor" if f["src_buffered"] else "tensor",
@@ -57,7 +61,7 @@ def to_request(f: Mapping[str, int | bool]) -> dict[str, Any]:
         "mutable": bool(f["src_mutable"]),
         "alloc_alignment": int(f["align"]),
     }
-    src_eb = (int(f["src_bits"]) + 7) // 8
+    src_eb = elem_bytes(int(f["src_bits"]))
     base = int(f["src_base"]) + int(f["src_start"]) * src_eb
     if base:
         src["base_offset_bytes"] = base
@@ -78,7 +82,7 @@ def to_request(f: Mapping[str, int | bool]) -> dict[str, Any]:
         "mutable": bool(f["res_mutable"]),
     }
     if f["swz"]:
-        res["layout"] = {"kind": "nvmma", "swizzle_bytes": int(f["swz"]) // 8}
+        res["layout"] = {"kind": "nvmma", "swizzle_bytes": swizzle_bytes(int(f["swz"]))}
     req: dict[str, Any] = {
         "source": src,
         "result": res,

@@ -8,7 +8,7 @@ import z3
 
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import Rule, compiled, rules_for
-from alias_spec.model.facts import FACTS, INVARIANTS, expand
+from alias_spec.model.facts import FACTS, INVARIANTS, Facts, expand
 
 Env = Mapping[str, z3.ExprRef]
 
@@ -71,7 +71,7 @@ def valid(profile: str, env: Env) -> z3.BoolRef:
     return z3.And(*[holds(r, env) for r in rules_for(profile)])
 
 
-def pin(env: Env, facts: Mapping[str, int | bool], skip: tuple[str, ...] = ()) -> list[z3.BoolRef]:
+def pin(env: Env, facts: Facts, skip: tuple[str, ...] = ()) -> list[z3.BoolRef]:
     """Equalities fixing the z3 facts to concrete values."""
     out = []
     for name, v in facts.items():
@@ -81,8 +81,8 @@ def pin(env: Env, facts: Mapping[str, int | bool], skip: tuple[str, ...] = ()) -
     return out
 
 
-def model_facts(model: z3.ModelRef, env: Env) -> dict[str, int | bool]:
-    out: dict[str, int | bool] = {}
+def model_facts(model: z3.ModelRef, env: Env) -> Facts:
+    out: Facts = {}
     for name, v in env.items():
         val = z3.simplify(model.eval(v, model_completion=True))
         out[name] = z3.is_true(val) if z3.is_bool(val) else val.as_long()

@@ -23,10 +23,10 @@ from alias_spec.frontend.corpus_views import (
     pointer_type,
     row_major_offsets,
 )
+from alias_spec.model.dtypes import BY_NAME, GPU_DTYPES
 
 # DTYPES and make_layout are the shared ones, re-exported for the tests that import this module.
 __all__ = [
-    "BITS",
     "DTYPES",
     "NUM_WARPS",
     "TORCH_DTYPES",
@@ -37,21 +37,8 @@ __all__ = [
     "signature",
 ]
 
-TORCH_DTYPES = {
-    "i8": "int8",
-    "u8": "uint8",
-    "fp8e4nv": "float8_e4m3fn",
-    "fp8e5": "float8_e5m2",
-    "i16": "int16",
-    "fp16": "float16",
-    "bf16": "bfloat16",
-    "i32": "int32",
-    "fp32": "float32",
-    "i64": "int64",
-    "fp64": "float64",
-}
-BITS = {"i8": 8, "u8": 8, "fp8e4nv": 8, "fp8e5": 8, "i16": 16, "fp16": 16, "bf16": 16}
-BITS.update({"i32": 32, "fp32": 32, "i64": 64, "fp64": 64})
+# Corpus dtype name -> torch attribute name, from the model's one dtype table.
+TORCH_DTYPES = {name: BY_NAME[name].torch for name in GPU_DTYPES}
 NUM_WARPS = 4
 RAW_WIDTH_MAX = 256
 

@@ -14,13 +14,15 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+from alias_spec.model.dtypes import DTYPE_BITS
+from alias_spec.model.facts import elem_bytes
+
 SPACE = "#ttg.shared_memory"
 MODULE_ATTRS = (
     '"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", '
     '"ttg.threads-per-warp" = 32 : i32'
 )
 RE, SUB, IDX = "ttg.memdesc_reinterpret", "ttg.memdesc_subslice", "ttg.memdesc_index"
-BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8, "i1": 1, "i16": 16, "f64": 64}
 
 
 def sw(rank: int, vec: int = 1, per_phase: int = 1, max_phase: int = 1, order=None) -> str:
@@ -85,7 +87,7 @@ def module(request: dict[str, Any]) -> str:
 
 def layouts_for(rank: int, dtype: str) -> list[str]:
     """Layouts a source of this rank and dtype can carry (some of them invalid on purpose)."""
-    bits = BITS[dtype]
+    bits = DTYPE_BITS[dtype]
     out = [sw(rank)]
     if rank >= 2:
         out += [sw(rank, 8, 1, 8), sw(rank, 4, 2, 4), sw(rank - 1)]
@@ -105,11 +107,11 @@ def _reinterpret_boundary() -> Iterator[dict[str, Any]]:
         rank = len(shape)
         for lay in layouts_for(rank, dtype)[:3]:
             src = md(shape, dtype, lay)
-            n_bytes = BITS[dtype] // 8
+            n_bytes = elem_bytes(DTYPE_BITS[dtype])
             for v in shape:
                 n_bytes *= v
             for rdtype in ("i8", "f16", "f32"):
-                eb = BITS[rdtype] // 8
+                eb = elem_bytes(DTYPE_BITS[rdtype])
                 for total in (n_bytes // 2, n_bytes, 2 * n_bytes):
                     if total % eb:
                         continue
@@ -323,7 +325,7 @@ def _valid_seed(rng: random.Random) -> dict[str, Any]:
     kind = rng.choice([RE, SUB, IDX])
     dtype = rng.choice(["f16", "i8", "f32"])
     rows, cols = rng.choice([8, 16, 32, 64]), rng.choice([32, 64, 128])
-    lay = rng.choice([sw(2), sw(2, 8, 1, 8), nv(128, BITS[dtype])])
+    lay = rng.choice([sw(2), sw(2, 8, 1, 8), nv(128, DTYPE_BITS[dtype])])
     if kind == RE:
         n = rows * cols
         return case("near", RE, md([rows, cols], dtype, lay), md([n], dtype, sw(1)))
@@ -400,7 +402,7 @@ def _random_case(rng: random.Random) -> dict[str, Any]:
 
 
 def _random_layout(rng: random.Random, rank: int, dtype: str) -> str:
-    bits = BITS[dtype]
+    bits = DTYPE_BITS[dtype]
     if rank >= 2 and bits >= 8 and rng.random() < 0.4:
         return nv(rng.choice([0, 32, 64, 128]), bits, rng.random() < 0.3)
     lrank = rank if rank == 1 or rng.random() < 0.8 else rank - 1

@@ -30,6 +30,8 @@ from alias_spec.model.request import parse_request
 PROFILE_OF = {"3.6": "triton-3.6", "3.7": "triton-3.7", "3.8": "triton-3.8", "3.9": "triton-3.9"}
 # The case set the committed table records (see ``all_cases``).
 SEED, NEAR, RANDOM = 0, 150, 600
+# Where --write keeps the table by default: docs/ of the current directory (a checkout's top).
+DEFAULT_DOCS = "docs"
 
 
 class BadInput(Exception):
@@ -159,14 +161,15 @@ def _docs_dir(docs: str | None, write: bool, default_cases: bool) -> Path | None
     if not write:
         return None
     if docs is None:
-        if not (report.ROOT / "pyproject.toml").is_file() or not report.DOCS.is_dir():
-            raise BadInput("--write outside a source checkout needs --docs-dir DIR")
+        # The default is the committed table: docs/ of the checkout the command runs in.
         if not default_cases:
             raise BadInput(
                 "--write to the committed table needs the full case set "
                 "(drop --limit, --seed, --near, --random, or give --docs-dir)"
             )
-        path = report.DOCS
+        path = Path(DEFAULT_DOCS)
+        if not Path("pyproject.toml").is_file() or not path.is_dir():
+            raise BadInput("--write outside a source checkout needs --docs-dir DIR")
     else:
         path = Path(docs)
         if not path.is_dir():

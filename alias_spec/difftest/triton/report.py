@@ -1,4 +1,4 @@
-"""Writes the agreement table: triton-agreement.json and .md (committed under docs/).
+"""Writes the agreement table: triton-agreement.json and .md (a checkout commits them in docs/).
 
 The JSON keeps, per Triton release, the summary, every disagreement and finding as a minimal
 module, and a few accepted-but-unsafe examples; the Markdown is rendered from the JSON alone
@@ -14,8 +14,6 @@ from typing import Any
 
 from alias_spec.difftest.triton import cases as case_gen
 
-ROOT = Path(__file__).resolve().parents[3]
-DOCS = ROOT / "docs"  # the committed table, when running from a checkout
 JSON_NAME = "triton-agreement.json"
 MD_NAME = "triton-agreement.md"
 EXAMPLES = 6  # accepted-but-unsafe examples kept per op
@@ -78,7 +76,7 @@ def load(docs: Path) -> dict[str, Any]:
     return data
 
 
-def update(result: dict[str, Any], docs: Path = DOCS) -> list[Path]:
+def update(result: dict[str, Any], docs: Path) -> list[Path]:
     """Replace this release's row in the table under ``docs``, keep the others, re-render."""
     data = load(docs)
     rows = result["rows"]

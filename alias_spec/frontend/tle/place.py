@@ -1,10 +1,9 @@
 """Where a shared-memory view lives in its allocation, and the spec facts that follow.
 
-Pure Python (no Triton, no z3): the frontend tracks a ``Place`` next to every descriptor that
-``tle.gpu.alloc`` creates or derives, and turns it into the primitive facts that
-``alias_spec.generated.alias_checks`` judges. The fact meanings are the spec's
-(alias_spec/model/facts.py); the footprint below computes the same run/level facts as the spec's
-physical model, checked against it by tests/test_frontend_cpu.py.
+Pure Python (no Triton, no z3, no pydantic): the frontend tracks a ``Place`` next to every
+descriptor that ``tle.gpu.alloc`` creates or derives, and turns it into the primitive facts that
+``alias_spec.generated.alias_checks`` judges. The fact meanings, the footprint, element bytes
+and layout alignments are the spec's own (alias_spec/model/facts.py, physical.py), imported.
 """
 
 from __future__ import annotations
@@ -12,9 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from math import prod
 
-SMEM, TMEM = 0, 1
-LEVELS = 3
-DEFAULT_ALIGN = 16
+from alias_spec.model import physical
+from alias_spec.model.errors import RequestError
+from alias_spec.model.facts import CONSTANTS, Facts
+from alias_spec.model.physical import DEFAULT_ALIGNMENT, Footprint, base_alignment, swizzle_repeat
+
+SMEM, TMEM = CONSTANTS["SMEM"], CONSTANTS["TMEM"]
+LEVELS = physical.LEVELS
 
 
 class PlaceError(ValueError):
@@ -31,17 +34,17 @@ class LayoutInfo:
     max_phase: int = 1  # swizzled layouts: 1 means no swizzle
     row_major: bool = True  # fastest dim is the last one
     bits: int = 0  # element width an NVMMA layout names
-    alignment: int = DEFAULT_ALIGN
+    alignment: int = DEFAULT_ALIGNMENT
 
     @property
     def swizzle_repeat(self) -> int:
-        """Bytes after which an NVMMA swizzle pattern repeats (8 x swizzle bytes); 0 if none."""
-        return 8 * self.swizzle_bytes if self.kind == "nvmma" else 0
+        """Bytes after which an NVMMA swizzle pattern repeats; 0 if none (the model's)."""
+        return swizzle_repeat(self.swizzle_bytes) if self.kind == "nvmma" else 0
 
     @property
     def base_alignment(self) -> int:
-        """Alignment Triton gives an allocation with this layout (the spec's default)."""
-        return max(DEFAULT_ALIGN, self.swizzle_repeat, self.alignment)
+        """Alignment Triton gives an allocation with this layout (the model's)."""
+        return base_alignment(self.swizzle_repeat, self.alignment)
 
 
 def layout_info(layout: object) -> LayoutInfo:
@@ -76,49 +79,15 @@ def pow2_part(n: int) -> int:
     return n & -n
 
 
-@dataclass(frozen=True)
-class Footprint:
-    start: int  # elements from the block's start to the view's first element
-    run: int  # elements per contiguous run
-    levels: tuple[tuple[int, int], ...]  # (stride, count) per level, outermost first
-
-    def facts(self) -> dict[str, int]:
-        out = {"src_start": self.start, "run": self.run}
-        for i, (stride, count) in enumerate(self.levels):
-            out[f"p{i}"], out[f"c{i}"] = stride, count
-        return out
-
-
 def footprint(
     shape: tuple[int, ...], block: tuple[int, ...], offsets: tuple[int, ...]
 ) -> Footprint:
-    """The runs a view of ``shape`` at ``offsets`` covers in a dense row-major ``block``."""
-    lead = len(block) - len(shape)
-    dims = (1,) * lead + tuple(shape)
-    if 0 in dims:
-        return Footprint(0, 0, ((0, 1),) * LEVELS)
-    strides = [prod(block[i + 1 :]) for i in range(len(block))]
-    start = sum(o * s for o, s in zip(offsets, strides, strict=True))
-    # The run is everything from the innermost cut dim inwards.
-    inner = len(block) - 1
-    while inner > 0 and dims[inner] == block[inner]:
-        inner -= 1
-    run = dims[inner] * strides[inner]
-    levels: list[tuple[int, int]] = []
-    for i in range(inner):
-        if dims[i] == 1:
-            continue
-        if levels and levels[-1][0] == dims[i] * strides[i]:
-            # The outer level steps exactly over this one: they are one level.
-            levels[-1] = (strides[i], levels[-1][1] * dims[i])
-        else:
-            levels.append((strides[i], dims[i]))
-    if len(levels) > LEVELS:
-        raise PlaceError(
-            f"the source view has {len(levels)} strided levels; at most {LEVELS} are modelled"
-        )
-    span = run + sum((count - 1) * stride for stride, count in levels)
-    return Footprint(start, run, ((span, 1),) * (LEVELS - len(levels)) + tuple(levels))
+    """The runs a view of ``shape`` at ``offsets`` covers in a dense row-major ``block``: the
+    spec's physical model, with its one error as a PlaceError."""
+    try:
+        return physical.footprint(list(shape), list(block), list(offsets))
+    except RequestError as exc:
+        raise PlaceError(exc.problem) from None
 
 
 @dataclass(frozen=True)
@@ -258,12 +227,12 @@ def alias_facts(
     res_bits: int,
     res_layout: LayoutInfo,
     off: object,
-) -> dict[str, int | bool]:
+) -> Facts:
     """The spec's primitive facts for one ``alloc(alias=...)`` call."""
     res_static = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in res_shape)
     res_elems = prod(res_shape) if res_static else 0  # type: ignore[arg-type]
     off_int = isinstance(off, int) and not isinstance(off, bool)
-    facts: dict[str, int | bool] = {
+    facts: Facts = {
         "src_buffered": src.buffered,
         "init_given": init_given,
         "scope": scope,
@@ -287,7 +256,7 @@ def alias_facts(
             src_static=True,
             src_elems=res_elems,
             src_base=0,
-            align=max(DEFAULT_ALIGN, res_layout.swizzle_repeat),
+            align=base_alignment(res_layout.swizzle_repeat),
         )
         e = res_elems
         facts.update(src_start=0, run=e, p0=e, c0=1, p1=e, c1=1, p2=e, c2=1)
@@ -307,7 +276,7 @@ def alias_facts(
 
 def recipe_facts(
     src: SourceView, res_shape: list[int], res_layout: LayoutInfo, off: int, tv: int
-) -> dict[str, int | bool]:
+) -> Facts:
     """The extra facts the recipe predicate (alias_spec/backends/gen_recipes.py) reads."""
 
     def is_pow2(n: int) -> bool:

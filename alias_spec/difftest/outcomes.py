@@ -1,0 +1,128 @@
+"""What the differential test compares: cases, engine outcomes, divergences.
+
+A case is a fact dict, a profile and where it came from. An engine's outcome is the tuple of
+fired rule ids in catalogue order, ``"raises <Error>"``, or None where the case lies outside the
+engine's domain (``cpp`` judges int64 facts; ``z3`` facts that satisfy the spec's invariants).
+Where the interpreter divides by zero (outside the invariants) the spec has no verdict: the
+Python engines must raise the same error and the others are not compared (``restrict``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from alias_spec.model import dsl
+from alias_spec.model.catalogue import PROFILES
+from alias_spec.model.facts import FACTS, INT64_MAX, INVARIANTS, Facts, expand
+from alias_spec.model.request import parse_request
+
+INT64_MIN = -(2**63)
+NAMES = tuple(f.name for f in FACTS)
+BOOLS = frozenset(f.name for f in FACTS if f.sort == dsl.BOOL)
+ZERO_DIVISION = "raises ZeroDivisionError"
+
+# The fired rule ids, or "raises <Error>"; None where the engine's domain excludes the case.
+Outcome = tuple[str, ...] | str | None
+
+
+@dataclass(frozen=True)
+class Case:
+    facts: Facts
+    profile: str
+    source: str  # boundary, valid, random, request, sweep, regression, ...
+    note: str = ""
+    expect: tuple[str, ...] | None = None  # known verdict (valid-by-construction: ())
+    request: Any = None  # the JSON request the facts were parsed from, if any
+
+
+def check_types(facts: Facts) -> None:
+    """Facts respect their sorts: bools are bools, ints are ints (not bools)."""
+    for name in NAMES:
+        v = facts[name]
+        if (name in BOOLS) != isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"fact {name} = {v!r} has the wrong sort")
+
+
+def in_int64(facts: Facts) -> bool:
+    return all(INT64_MIN <= facts[n] <= INT64_MAX for n in NAMES)
+
+
+@cache
+def invariant_trees() -> tuple[dsl.Expr, ...]:
+    return tuple(expand(t) for t in INVARIANTS)
+
+
+def satisfies_invariants(facts: Facts) -> bool:
+    return all(dsl.evaluate(t, facts) for t in invariant_trees())
+
+
+# --- comparing ------------------------------------------------------------------------------
+
+
+@dataclass
+class Divergence:
+    case: Case
+    outcomes: dict[str, Outcome]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "profile": self.case.profile,
+            "source": self.case.source,
+            "note": self.case.note,
+            "facts": self.case.facts,
+            "outcomes": {e: jsonable(o) for e, o in self.outcomes.items()},
+        }
+
+
+def jsonable(o: Outcome) -> Any:
+    return list(o) if isinstance(o, tuple) else o
+
+
+def disagree(outcomes: Mapping[str, Outcome], expect: tuple[str, ...] | None = None) -> bool:
+    seen = {o for o in outcomes.values() if o is not None}
+    if expect is not None:
+        seen.add(expect)
+    return len(seen) > 1
+
+
+def restrict(outcomes: dict[str, Outcome]) -> dict[str, Outcome]:
+    """Where the spec has no verdict (zero divisor), only the Python engines are compared."""
+    if any(o == ZERO_DIVISION for o in outcomes.values()):
+        for e in outcomes:
+            if e not in ("interp", "python"):
+                outcomes[e] = None
+    return outcomes
+
+
+# --- the base request -------------------------------------------------------------------------
+
+# A small valid request: 64 i8 elements, a 16-byte alias at offset 0. Its facts (whatever the
+# vocabulary holds) fill every fact a generator does not set, and shrinking moves facts towards
+# them, so a repro differs from a familiar request in as few facts as possible.
+BASE_REQUEST = {
+    "source": {"shape": [64], "dtype": "i8"},
+    "result": {"shape": [16], "dtype": "i8"},
+    "alias_offset_bytes": 0,
+}
+
+
+@cache
+def _base() -> tuple[tuple[str, int | bool], ...]:
+    return tuple(parse_request(BASE_REQUEST).facts.items())
+
+
+def base_facts() -> Facts:
+    return dict(_base())
+
+
+# Profiles cases cycle through; valid-by-construction cases are judged by the alias profiles.
+PROFILES_LIST = list(PROFILES)
+ALIAS_PROFILES = [p for p in ("flagtree", "safe") if p in PROFILES]
+
+
+def profile_of(i: int) -> str:
+    """The profile the ``i``-th case of a source is judged under (they take turns)."""
+    return PROFILES_LIST[i % len(PROFILES_LIST)]
