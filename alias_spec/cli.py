@@ -62,7 +62,7 @@ def _read(path: str, limit: int = MAX_INPUT_BYTES) -> str:
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
     if data is None:
-        raise UsageError(f"cannot read {name}: larger than the {limit // 2**20} MiB input limit")
+        raise UsageError(f"cannot read {name}: larger than the {limit / 2**20:g} MiB input limit")
     if isinstance(data, str):
         return data
     try:
@@ -347,7 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
         "request, 2 malformed input (one line on stderr naming the field), 3 no rule fires "
         "but some rules were not judged (status 'partial' in --json).",
     )
-    c.add_argument("file", help="a JSON request, a list of requests, or - for stdin")
+    c.add_argument(
+        "file",
+        help=f"a JSON request, a list of requests, or - for stdin (at most {MAX_INPUT_MIB} MiB)",
+    )
     c.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
     c.add_argument("--engine", choices=ENGINES, default="z3", help="which backend judges")
     c.add_argument("--json", action="store_true", help="print the verdict as JSON")
@@ -419,7 +422,9 @@ def build_parser() -> argparse.ArgumentParser:
         "sarif (SARIF 2.1.0, for code-scanning upload). Exit status: 0 no findings, "
         "1 findings, 2 unreadable input.",
     )
-    li.add_argument("file", help="a .ttgir or .mlir file, or - for stdin")
+    li.add_argument(
+        "file", help=f"a .ttgir or .mlir file, or - for stdin (at most {MAX_INPUT_MIB} MiB)"
+    )
     li.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
     li.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     li.set_defaults(func=cmd_lint)

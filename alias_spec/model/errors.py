@@ -14,6 +14,7 @@ def one_line(text: str, limit: int = MESSAGE_CHARS) -> str:
     """``text`` as one printable line of at most ``limit`` characters: line breaks, control
     characters and lone surrogates are escaped (so printing it can neither split the line nor
     fail to encode), and the tail of an over-long text is cut."""
+    text = text[: limit + 1]  # escaping only lengthens it: the rest is cut anyway
     if not text.isprintable():
         text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -76,6 +76,32 @@ class LFunction:
     threads: int | None = None
     block_of: dict[str, str] = field(default_factory=dict)  # value -> its block
     terminators: dict[str, str] = field(default_factory=dict)  # block -> its terminator
+    entry: str = ""
+    back_edges: set[tuple[str, str]] = field(default_factory=set)  # (from, to) closing a loop
+
+    def find_back_edges(self) -> None:
+        """Edges to a block still on the depth-first path from the entry: every cycle of the
+        control flow holds one."""
+        succ = {b: re.findall(r"label\s+%([\w.$-]+)", t) for b, t in self.terminators.items()}
+        on_path: set[str] = set()
+        done: set[str] = set()
+        stack: list[tuple[str, int]] = [(self.entry, 0)]
+        on_path.add(self.entry)
+        while stack:
+            b, i = stack[-1]
+            nexts = succ.get(b, [])
+            if i >= len(nexts):
+                stack.pop()
+                on_path.discard(b)
+                done.add(b)
+                continue
+            stack[-1] = (b, i + 1)
+            n = nexts[i]
+            if n in on_path:
+                self.back_edges.add((b, n))
+            elif n not in done:
+                on_path.add(n)
+                stack.append((n, 0))
 
 
 def _split_top(text: str) -> list[str]:
@@ -130,6 +156,7 @@ def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int
     threads: dict[str, int] = {}
     cur: LFunction | None = None
     block = ""
+    in_switch = False
     for no, raw in enumerate(text.splitlines(), start=1):
         line = raw.rstrip()
         if cur is None:
@@ -148,6 +175,8 @@ def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int
                 fns.append(cur)
                 # The entry block is unnamed: it takes the next number after the arguments.
                 block = str(sum(1 for _, n in params if re.fullmatch(r"%\d+", n)))
+                cur.entry = block
+                in_switch = False
                 continue
             a = _ATTRS.match(line)
             if a:
@@ -163,9 +192,14 @@ def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int
                 meta[mm.group(1)] = mm.group(2)
             continue
         if line.startswith("}"):
+            cur.find_back_edges()
             cur = None
             continue
         cur.body.append((no, line))
+        if in_switch:  # a switch's cases continue on the following lines
+            cur.terminators[block] += " " + line.strip()
+            in_switch = "]" not in line
+            continue
         lm = _LABEL.match(line)
         if lm:
             block = lm.group(1)
@@ -176,6 +210,7 @@ def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int
             cur.block_of[m.group(1)] = block
         elif re.match(r"\s+(?:br|switch|ret|unreachable|indirectbr)\b", line):
             cur.terminators[block] = line.strip()
+            in_switch = line.lstrip().startswith("switch") and "]" not in line
     if cur is not None:
         raise LlirError(f"function @{cur.name} is not closed")
     for f in fns:
@@ -295,10 +330,14 @@ class Evaluator:
             self.cache[name] = v
             return v
         smem = any(v.smem for v, _ in incs)
-        if not reached:  # a merge: the phi is one of its incoming values
+        header = any((frm, block) in self.fn.back_edges for _, frm in pairs)
+        if not header and name not in reached:
+            # A merge: the phi is one of its incoming values, all of this same iteration.
             self.constraints.append(z3.Or([var == _fit(v.expr, width) for v, _ in incs]))
             v = Value(var, smem, any(v.opaque for v, _ in incs))
-        else:  # carried around a loop: known by the bounds the loop keeps it in, if any
+        else:
+            # Carried around a loop: its value comes from an earlier iteration, so it is known
+            # by the bounds the loop keeps it in (if any are found), never by an equation.
             found = self._invariant(var, incs)
             if found:
                 self.constraints.extend(found)
