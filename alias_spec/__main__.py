@@ -1,5 +1,5 @@
 import sys
 
-from alias_spec.cli import main
+from alias_spec.entry import main
 
 sys.exit(main())
