@@ -1,0 +1,299 @@
+// Generated from the tle-alias-spec rule catalogue by `alias-spec gen`. Do not edit.
+// Change alias_spec/model/catalogue.py and regenerate.
+
+// Verifier glue for FlagTree's tle.memdesc_alias (MemDescAliasOp): the whole body of
+// MemDescAliasOp::verify(). It reads the rule facts from the source and result
+// triton::gpu::MemDescType and the offset_bytes attribute, runs tle_alias::check
+// (alias_rules.h) and reports every violated rule as an op error.
+//
+// Call site, the op's verify():
+//   return tle_alias::verifyMemDescAlias(getOperation(), getSrc(), getType(),
+//                                        getOffsetBytesAttr());
+//
+// This file belongs under third_party/tle/, which is built only with TLE, so it needs
+// no #ifdef __TLE__ guard (that guard is for TLE changes inside core Triton files).
+//
+// Diagnostics it can emit (profile: rule id: text):
+//   flagtree/safe: alias.offset.nonneg: expects non-negative offset_bytes
+//   flagtree/safe: alias.offset.aligned: expects offset_bytes aligned to the element width
+//   safe: alias.range.fits: result byte range must fit within the source view
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "alias_rules.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "triton/Dialect/TritonGPU/IR/Dialect.h"
+#include "triton/Dialect/TritonNvidiaGPU/IR/Dialect.h"
+
+namespace tle_alias {
+namespace {
+
+namespace ttg = mlir::triton::gpu;
+namespace ttng = mlir::triton::nvidia_gpu;
+
+__extension__ typedef __int128 Wide;
+constexpr Wide kInt64Max = std::numeric_limits<std::int64_t>::max();
+
+// FlagTree's shipped rules by default; build with -DTLE_ALIAS_PROFILE_SAFE for the rules
+// FEP-0065 promises (physical containment, absolute alignment).
+#ifdef TLE_ALIAS_PROFILE_SAFE
+constexpr Profile kProfile = Profile::Safe;
+#else
+constexpr Profile kProfile = Profile::Flagtree;
+#endif
+
+constexpr std::int64_t kSmem = 0;
+constexpr std::int64_t kTmem = 1;
+constexpr std::int64_t kGlobal = 2;
+
+// FlagTree's verifier text per rule (catalogue order).
+constexpr const char *kVerifierMessages[kNumRules] = {
+    "expects non-negative offset_bytes",
+    "expects offset_bytes aligned to the element width",
+    "result byte range must fit within the source view",
+};
+
+// Per rule (catalogue order), its place in the order FlagTree's verifier checks in;
+// TLE_ALIAS_FIRST_ERROR_ONLY reports the violation that comes first there.
+[[maybe_unused]] constexpr std::size_t kVerifierRank[kNumRules] = {
+    0,  // alias.offset.nonneg
+    1,  // alias.offset.aligned
+    2,  // alias.range.fits
+};
+
+std::int64_t spaceOf(ttg::MemDescType ty) {
+  mlir::Attribute space = ty.getMemorySpace();
+  if (mlir::isa_and_nonnull<ttg::SharedMemorySpaceAttr>(space)) return kSmem;
+  if (mlir::isa_and_nonnull<ttng::TensorMemorySpaceAttr>(space)) return kTmem;
+  return kGlobal;  // any other space: not a shared-memory buffer
+}
+
+// Bits per element; 0 (not byte-addressable) for element types without a bit width.
+std::int64_t bitsOf(mlir::Type elem) {
+  return elem.isIntOrFloat() ? static_cast<std::int64_t>(elem.getIntOrFloatBitWidth()) : 0;
+}
+
+// Bytes after which an NVMMA swizzle pattern repeats (8 rows of the swizzle width); 0 if
+// the layout is not a swizzled NVMMA one.
+std::int64_t swizzleRepeat(mlir::Attribute enc) {
+  if (auto nvmma = mlir::dyn_cast_or_null<ttg::NVMMASharedEncodingAttr>(enc))
+    return 8 * static_cast<std::int64_t>(nvmma.getSwizzlingByteWidth());
+  return 0;
+}
+
+// What the allocation's own layout guarantees for its start: 16 bytes, or the swizzle
+// repeat of an NVMMA layout when larger.
+std::int64_t allocAlignment(ttg::MemDescType src) {
+  std::int64_t repeat = swizzleRepeat(src.getEncoding());
+  return repeat > 16 ? repeat : 16;
+}
+
+// Element count of a shape, as FlagTree's verifier counts it: dims multiplied in order, each
+// product checked against int64 before it is formed; false for a dynamic or negative dim or
+// a count past int64. A zero dim ends the growth, so dims after it cannot overflow, but a
+// count that overflowed before it stays an error. (The byte size, count x element bytes,
+// is judged by alias.size.static.)
+bool staticElems(llvm::ArrayRef<std::int64_t> shape, std::int64_t &elems) {
+  std::int64_t n = 1;
+  elems = 0;
+  for (std::int64_t d : shape) {
+    if (mlir::ShapedType::isDynamic(d) || d < 0) return false;
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) return false;
+    n *= d;
+  }
+  elems = n;
+  return true;
+}
+
+// Which elements of its allocation a static view covers: runs of `run` contiguous elements,
+// repeated along at most three strided levels (outermost first), padded with single-count
+// levels that span everything inside. Same model as alias_spec/model/physical.py, except that a
+// view with more than three levels keeps its three innermost (a subset of what it covers,
+// so containment checked against it stays sound).
+struct Geometry {
+  std::int64_t start = 0;
+  std::int64_t run = 0;
+  std::int64_t p[3] = {0, 0, 0};
+  std::int64_t c[3] = {1, 1, 1};
+};
+
+bool footprint(llvm::ArrayRef<std::int64_t> shape, llvm::ArrayRef<std::int64_t> alloc,
+               llvm::ArrayRef<std::int64_t> offsets, Geometry &g) {
+  g = Geometry();
+  const std::size_t n = alloc.size();
+  if (shape.size() > n || offsets.size() != n) return false;
+  std::vector<Wide> s(n, 1), stride(n, 1);
+  for (std::size_t i = 0; i < shape.size(); ++i) s[n - shape.size() + i] = shape[i];
+  // A view must lie inside its allocation (Triton's type and subslice verifiers see to it);
+  // checking here keeps every product below bounded by the allocation's strides.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (alloc[i] < 0 || s[i] < 0 || offsets[i] < 0 || offsets[i] + s[i] > alloc[i]) return false;
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (s[i] == 0) return true;  // an empty view covers nothing
+  for (std::size_t i = n - 1; i > 0; --i) {
+    stride[i - 1] = stride[i] * alloc[i];
+    if (stride[i - 1] > kInt64Max) return false;
+  }
+  Wide start = 0;
+  for (std::size_t i = 0; i < n; ++i) start += offsets[i] * stride[i];
+  std::size_t inner = n - 1;
+  while (inner > 0 && s[inner] == alloc[inner]) --inner;
+  const Wide run = s[inner] * stride[inner];
+  std::vector<Wide> lp, lc;  // levels, outermost first
+  for (std::size_t i = 0; i < inner; ++i) {
+    if (s[i] == 1) continue;
+    if (!lp.empty() && lp.back() == s[i] * stride[i]) {
+      lp.back() = stride[i];  // the outer level steps exactly over this one: merge
+      lc.back() *= s[i];
+    } else {
+      lp.push_back(stride[i]);
+      lc.push_back(s[i]);
+    }
+  }
+  if (lp.size() > 3) {
+    lp.erase(lp.begin(), lp.end() - 3);
+    lc.erase(lc.begin(), lc.end() - 3);
+  }
+  Wide extent = run;
+  for (std::size_t k = lp.size(); k-- > 0;) extent += (lc[k] - 1) * lp[k];
+  if (start > kInt64Max || run > kInt64Max || extent > kInt64Max) return false;
+  const std::size_t pad = 3 - lp.size();
+  for (std::size_t k = 0; k < 3; ++k) {
+    g.p[k] = static_cast<std::int64_t>(k < pad ? extent : lp[k - pad]);
+    g.c[k] = static_cast<std::int64_t>(k < pad ? 1 : lc[k - pad]);
+  }
+  g.start = static_cast<std::int64_t>(start);
+  g.run = static_cast<std::int64_t>(run);
+  return true;
+}
+
+// Element offsets of the source view inside its allocation, per allocation dim, summed over
+// the memdesc_subslice ops that produced it. Other producers (memdesc_index with a runtime
+// index, block arguments) contribute nothing known: the FlagTree profile never reads them.
+std::vector<std::int64_t> viewOffsets(mlir::Value src, std::size_t allocRank) {
+  std::vector<std::int64_t> offsets(allocRank, 0);
+  while (auto sub = src.getDefiningOp<ttg::MemDescSubsliceOp>()) {
+    llvm::ArrayRef<std::int32_t> o = sub.getOffsets();
+    if (o.size() > allocRank) break;
+    for (std::size_t i = 0; i < o.size(); ++i) offsets[allocRank - o.size() + i] += o[i];
+    src = sub.getSrc();
+  }
+  return offsets;
+}
+
+}  // namespace
+
+// The body of MemDescAliasOp::verify(): every rule of the profile that the op violates is
+// reported as one op error, FlagTree's verifier text first, then the rule id.
+mlir::LogicalResult verifyMemDescAlias(mlir::Operation *op, mlir::Value src,
+                                       mlir::Type resultType, mlir::IntegerAttr offsetBytes) {
+  auto srcTy = mlir::dyn_cast<ttg::MemDescType>(src.getType());
+  auto resTy = mlir::dyn_cast<ttg::MemDescType>(resultType);
+  if (!srcTy || !resTy) return op->emitOpError("expects memdesc source and result");
+  if (!offsetBytes || offsetBytes.getValue().getBitWidth() > 64)
+    return op->emitOpError("expects an i64 offset_bytes attribute");
+
+  std::int64_t srcElems = 0, resElems = 0;
+  const bool srcStatic = staticElems(srcTy.getShape(), srcElems);
+  const bool resStatic = staticElems(resTy.getShape(), resElems);
+  Geometry geo;
+  if (srcStatic) {
+    llvm::ArrayRef<std::int64_t> alloc = srcTy.getAllocShape();
+    if (alloc.empty()) alloc = srcTy.getShape();
+    if (!footprint(srcTy.getShape(), alloc, viewOffsets(src, alloc.size()), geo)) geo = Geometry();
+  }
+
+  Facts f;
+  f.src_buffered = true;
+  f.init_given = false;
+  f.scope = kSmem;
+  f.src_space = spaceOf(srcTy);
+  f.res_space = spaceOf(resTy);
+  f.src_mutable = srcTy.getMutableMemory();
+  f.res_mutable = resTy.getMutableMemory();
+  f.off_int = true;
+  f.off = offsetBytes.getValue().getSExtValue();
+  f.src_bits = bitsOf(srcTy.getElementType());
+  f.res_bits = bitsOf(resTy.getElementType());
+  f.src_static = srcStatic;
+  f.res_static = resStatic;
+  f.src_elems = srcElems;
+  f.res_elems = resElems;
+  f.src_start = geo.start;
+  f.src_base = 0;
+  f.run = geo.run;
+  f.p0 = geo.p[0];
+  f.c0 = geo.c[0];
+  f.p1 = geo.p[1];
+  f.c1 = geo.c[1];
+  f.p2 = geo.p[2];
+  f.c2 = geo.c[2];
+  f.align = allocAlignment(srcTy);
+  f.swz = swizzleRepeat(resTy.getEncoding());
+  f.op = 0;
+  f.src_rank = 0;
+  f.src_alloc_rank = 0;
+  f.src_lay_rank = 0;
+  f.src_d0_pow2 = false;
+  f.src_tail_pow2 = false;
+  f.src_nonzero = false;
+  f.src_alloc_fits = false;
+  f.src_alloc_tail_pow2 = false;
+  f.src_subview = false;
+  f.src_nvmma_fits = false;
+  f.src_nvmma_rows = false;
+  f.res_rank = 0;
+  f.res_alloc_rank = 0;
+  f.res_lay_rank = 0;
+  f.res_d0_pow2 = false;
+  f.res_tail_pow2 = false;
+  f.res_nonzero = false;
+  f.res_alloc_fits = false;
+  f.res_alloc_tail_pow2 = false;
+  f.res_subview = false;
+  f.res_nvmma_fits = false;
+  f.res_nvmma_rows = false;
+  f.same_elem = false;
+  f.same_enc = false;
+  f.same_alloc = false;
+  f.src_prefix_sub = false;
+  f.idx_static = false;
+  f.idx = 0;
+  f.idx_shape_ok = false;
+  f.sub_rank_ok = false;
+  f.sub_split = false;
+  f.sub_zero_ok = false;
+  f.sub_tile_ok = false;
+  f.sub_off_lt = false;
+  f.sub_in_bounds = false;
+  f.sub_swz_ok = false;
+
+  const std::vector<Violation> violations = check(f, kProfile);
+#ifdef TLE_ALIAS_FIRST_ERROR_ONLY
+  // FlagTree's own verifier stops at its first error, in the order it checks.
+  const Violation *first = nullptr;
+  for (const Violation &v : violations)
+    if (!first || kVerifierRank[static_cast<std::size_t>(v.rule)] <
+                      kVerifierRank[static_cast<std::size_t>(first->rule)])
+      first = &v;
+  if (first) {
+    const auto index = static_cast<std::size_t>(first->rule);
+    op->emitOpError(kVerifierMessages[index]) << " [" << kRuleIds[index] << "]";
+  }
+#else
+  for (const Violation &v : violations) {
+    const auto index = static_cast<std::size_t>(v.rule);
+    op->emitOpError(kVerifierMessages[index]) << " [" << kRuleIds[index] << "]";
+  }
+#endif
+  return violations.empty() ? mlir::success() : mlir::failure();
+}
+
+}  // namespace tle_alias
