@@ -12,7 +12,7 @@ of one 1024-aligned allocation and feeds it to consumers of three kinds:
 Each offset runs in its own process (a fault cannot hide the others' results) with the
 'flagtree' profile, which does not check the rule. ``python examples/alias_base_aligned.py
 OUT.json`` writes one record per offset: ok / wrong data (with the share of bytes that match) /
-fault.
+fault. It needs torch and a CUDA GPU (Hopper); without them it says so in one line and exits 77.
 """
 
 from __future__ import annotations
@@ -23,9 +23,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from triton.experimental import gluon
-from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import (
+from _requires import require
+
+if __name__ == "__main__":  # imported (by the GPU tests) it needs only triton
+    require(__file__, ("triton", "torch"), gpu=True)
+
+from triton.experimental import gluon  # noqa: E402
+from triton.experimental.gluon import language as gl  # noqa: E402
+from triton.experimental.gluon.language.nvidia.hopper import (  # noqa: E402
     fence_async_shared,
     mbarrier,
     tma,

@@ -4,7 +4,10 @@ Fill a buffer, alias it at offset 0, overwrite the buffer through the source: th
 the overwrite (the same bytes, no copy). A second kernel uses the geometry of FlagTree's one
 valid lit test (a 64x64 bf16 source, a 32x64 bf16 alias at byte 128).
 
-    python examples/flagtree_alias.py      # needs a CUDA GPU
+    python examples/flagtree_alias.py      # needs torch and a CUDA GPU
+
+Without them it says so in one line and exits 77. To compile these kernels for sm_90 on
+a machine without a GPU, see ``alias_spec.frontend.compile.compile_for``.
 """
 
 from __future__ import annotations
@@ -12,8 +15,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from triton.experimental import gluon
-from triton.experimental.gluon import language as gl
+from _requires import require
+
+if __name__ == "__main__":  # imported (by the tests) it needs only triton
+    require(__file__, ("triton", "torch"), gpu=True)
+
+from triton.experimental import gluon  # noqa: E402
+from triton.experimental.gluon import language as gl  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 

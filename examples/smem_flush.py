@@ -3,7 +3,9 @@
 Events are written one row at a time through ``smem.index(j)`` (a leading buffer dim outside
 the layout), then the whole buffer is read at once through a 2-D alias of the same bytes.
 
-    python examples/smem_flush.py      # needs a CUDA GPU
+    python examples/smem_flush.py      # needs torch and a CUDA GPU
+
+Without them it says so in one line and exits 77.
 """
 
 from __future__ import annotations
@@ -11,8 +13,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from triton.experimental import gluon
-from triton.experimental.gluon import language as gl
+from _requires import require
+
+if __name__ == "__main__":  # imported (by the tests) it needs only triton
+    require(__file__, ("triton", "torch"), gpu=True)
+
+from triton.experimental import gluon  # noqa: E402
+from triton.experimental.gluon import language as gl  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 

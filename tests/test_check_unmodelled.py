@@ -180,3 +180,58 @@ def test_stock_view_in_tensor_memory_is_not_alias_mode(capsys: pytest.CaptureFix
 
 def test_scope_rule_is_in_the_alias_profiles() -> None:
     assert "alias.scope.smem" in [r.id for r in rules_for("safe")]
+
+
+# --- an attribute alias the input does not define ---------------------------------------------
+
+UNDEFINED = {
+    "tle.memdesc_alias": {"source": md("64x64xf16", "#shared"),
+                          "result": md("32x64xf16", "#shared"), "alias_offset_bytes": 4096},
+    "ttg.memdesc_index": {"op": "ttg.memdesc_index", "index": 1,
+                          "source": md("2x64x64xf16", "#shared"), "result": md("64x64xf16", "#shared")},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("op", sorted(UNDEFINED))
+def test_undefined_alias_is_partial(op: str, capsys: pytest.CaptureFixture) -> None:
+    """Where an undefined alias puts its bytes is unknown: the rules that need it are not
+    judged (never "valid"), a note names the alias, and defining it judges every rule."""
+    profile = "safe" if op == "tle.memdesc_alias" else "triton-3.9"
+    code, text = check(UNDEFINED[op], "--profile", profile, "--json", capsys=capsys)
+    verdict = json.loads(text)
+    assert code == 3 and verdict["status"] == "partial", verdict
+    assert verdict["not_judged"] and all(_needs_bytes(r) for r in verdict["not_judged"])
+    assert "#shared (an undefined attribute alias)" in verdict["not_judged_reason"]
+    assert any("#shared is an undefined attribute alias" in n for n in verdict["notes"])
+    defined = dict(UNDEFINED[op], attributes={"#shared": SW})
+    code, text = check(defined, "--profile", profile, "--json", capsys=capsys)
+    assert code == 0 and json.loads(text)["status"] == "valid", text
+
+
+def test_undefined_alias_names_may_differ_in_encoding() -> None:
+    """Two undefined aliases may name different encodings: same_enc is known only for one
+    name on both sides, so the encoding rules are not judged on two names."""
+    same = dict(UNDEFINED["ttg.memdesc_index"])
+    other = dict(same, result=md("64x64xf16", "#shared1"))
+    assert "same_enc" not in parse_request(same).unknown
+    assert "same_enc" in parse_request(other).unknown
+
+
+def test_lint_leaves_the_same_rules_unjudged_as_check(capsys: pytest.CaptureFixture) -> None:
+    from alias_spec.lint.lint import lint_text
+
+    src, res = md("64x64xf16", "#shared"), md("32x64xf16", "#shared")
+    module = (
+        "module {\n  tt.func @f() {\n"
+        f"    %a = ttg.local_alloc : () -> {src}\n"
+        f"    %b = tle.memdesc_alias %a {{offset_bytes = 4096 : i64}} : {src} -> {res}\n"
+        "    tt.return\n  }\n}\n"
+    )
+    report = lint_text(module, "undefined.mlir", "safe")
+    [notice] = report.notices
+    assert notice.kind == "lint.unmodelled" and "#shared (an undefined attribute alias)" in (
+        notice.message
+    )
+    _, text = check(UNDEFINED["tle.memdesc_alias"], "--json", capsys=capsys)
+    skipped = ", ".join(sorted(json.loads(text)["not_judged"]))
+    assert notice.message.endswith(f"not judged: {skipped}"), (notice.message, skipped)

@@ -10,9 +10,12 @@ Fenced blocks are taken from every page under docs/. An HTML comment right above
 - ``mlir`` with the same pairs, for the stock Triton profiles: `alias-spec lint` finds exactly
   those rules in the module, which holds the op of the request block right above it;
 - ``excerpt FILE``: the block's text occurs verbatim in FILE;
-- ``run``: a Python block that runs without error;
+- ``run``: a Python block that runs without error (from a file of its own, as ``@gluon.jit``
+  needs its source); ``needs MODULE`` skips while that module does not exist;
 - ``exit=N`` on a console block: each ``$ `` command exits N (default 0); lines after a command
-  are its expected stdout; ``needs MODULE`` skips while that module does not exist.
+  are its expected stdout; ``needs MODULE`` skips while that module does not exist; ``copy``
+  runs the commands in a copy of the checkout (commands that write files, such as
+  ``alias-spec gen``, leave the checkout as it was).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -78,7 +82,7 @@ def blocks() -> list[Block]:
 ALL = blocks()
 REQUESTS = [b for b in ALL if b.note.split()[:1] in (["request"], ["facts"])]
 CONSOLE = [b for b in ALL if b.lang == "console"]
-RUN = [b for b in ALL if b.note == "run"]
+RUN = [b for b in ALL if b.note.split()[:1] == ["run"]]
 EXCERPTS = [b for b in ALL if b.note.startswith("excerpt ")]
 MLIR = [b for b in ALL if b.note.split()[:1] == ["mlir"]]
 VIEW_OPS = ("ttg.memdesc_reinterpret", "ttg.memdesc_subslice", "ttg.memdesc_index")
@@ -205,9 +209,22 @@ def test_excerpts_match_the_generated_files(b: Block) -> None:
     assert b.text.rstrip("\n") in source, b
 
 
+def _skip_unless_present(note: str) -> None:
+    words = note.split()
+    if "needs" in words:
+        module = words[words.index("needs") + 1]
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed")
+
+
 @pytest.mark.parametrize("b", RUN, ids=str)
-def test_python_examples_run(b: Block) -> None:
-    r = subprocess.run([sys.executable, "-c", b.text], cwd=ROOT, capture_output=True, text=True)
+def test_python_examples_run(b: Block, tmp_path: Path) -> None:
+    _skip_unless_present(b.note)
+    script = tmp_path / "example.py"
+    script.write_text(b.text)
+    r = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert r.returncode == 0, f"{b}\n{r.stderr[-2000:]}"
 
 
@@ -222,20 +239,28 @@ def _commands(text: str) -> list[tuple[str, list[str]]]:
     return out
 
 
+# Not copied for ``copy`` blocks: history, caches and build output.
+NOT_COPIED = shutil.ignore_patterns(
+    ".git", "site", "__pycache__", ".*cache", ".hypothesis", ".benchmarks", "*.egg-info"
+)
+
+
 @pytest.mark.parametrize("b", CONSOLE, ids=str)
-def test_console_examples(b: Block) -> None:
+def test_console_examples(b: Block, tmp_path: Path) -> None:
     words = b.note.split()
-    if "needs" in words:
-        module = words[words.index("needs") + 1]
-        if importlib.util.find_spec(module) is None:
-            pytest.skip(f"{module} does not exist yet")
+    _skip_unless_present(b.note)
     exit_code = next((int(w[5:]) for w in words if w.startswith("exit=")), 0)
-    # The checkout's own package, whatever `alias-spec` on PATH points at.
+    cwd = ROOT
+    if "copy" in words:
+        cwd = tmp_path / "checkout"
+        shutil.copytree(ROOT, cwd, ignore=NOT_COPIED)
+    # The package of the folder it runs in (`-m` puts the folder first on the path), whatever
+    # `alias-spec` on PATH points at.
     cli = f"{sys.executable} -m alias_spec"
     for command, expected in _commands(b.text):
         shell = re.sub(r"(?<![\w-])alias-spec(?![\w-])", cli, command)
         r = subprocess.run(
-            ["bash", "-c", shell], cwd=ROOT, capture_output=True, text=True, timeout=300
+            ["bash", "-c", shell], cwd=cwd, capture_output=True, text=True, timeout=300
         )
         assert r.returncode == exit_code, f"{b}: {command}\n{r.stdout[-1500:]}{r.stderr[-1500:]}"
         if expected:

@@ -34,19 +34,6 @@ UNREACHABLE = {
 }
 
 
-def _bare_undefined_alias(req: Any) -> bool:
-    """Some side's layout is an attribute alias name the request does not define."""
-    c = rd.canonical(req)
-    if c is None:
-        return False
-    attrs = c.get("attributes") or {}
-    for who in ("source", "result"):
-        lay = c[who].get("layout")
-        if isinstance(lay, str) and rd._bare_alias(lay) and lay.strip() not in attrs:
-            return True
-    return False
-
-
 def _past_int64(d: rd.Divergence) -> bool:
     return any(
         isinstance(v, int) and v > INT64_MAX
@@ -68,84 +55,6 @@ class Known:
 
 
 KNOWN: dict[str, Known] = {
-    "same_enc compares layout spelling": Known(
-        "alias_spec/model/triton_facts.py (SharedLayout.key) via request.py same_enc",
-        "the same layout written as a JSON object on one side and as attribute text on the "
-        "other is 'a different encoding', so triton.subslice.encoding / triton.index.encoding "
-        "fire on a request that keeps its layout",
-        {
-            "op": "ttg.memdesc_subslice",
-            "source": {
-                "shape": [4, 8],
-                "dtype": "f16",
-                "alloc_shape": [8, 8],
-                "view_offsets": [4, 0],
-                "layout": swizzled(2),
-            },
-            "result": {
-                "shape": [2, 8],
-                "dtype": "f16",
-                "alloc_shape": [8, 8],
-                "layout": swizzled(2),
-            },
-            "offsets": [0, 0],
-        },
-        "mlir",
-        lambda d: (
-            d.right in ("mlir", "lint", "explicit")
-            and d.what == "facts"
-            and set(d.details) == {"same_enc"}
-        ),
-    ),
-    "a dynamic dim spelled '?' is not null": Known(
-        "alias_spec/model/request.py (_parse_view_request: same_alloc, src_prefix_sub compare "
-        "the raw JSON shape lists)",
-        'a source shape ["?"] counts as a subview of itself (["?"] != [None]), so the two '
-        "JSON spellings of a dynamic dim (and memdesc text) give different facts",
-        {
-            "op": "ttg.memdesc_reinterpret",
-            "source": {"shape": ["?"], "dtype": "i8"},
-            "result": {"shape": [16], "dtype": "i8"},
-        },
-        "explicit",
-        lambda d: (
-            d.right in ("explicit", "mlir")
-            and d.what == "facts"
-            and set(d.details) <= {"src_prefix_sub", "same_alloc", "src_subview", "res_subview"}
-        ),
-    ),
-    "lint forgets what an unmodelled layout states": Known(
-        "alias_spec/lint/lint.py (_unknown: unmodelled_facts(op) without the facts the layout "
-        "states)",
-        "for a view in tensor memory or with a layout the spec does not model, check keeps the "
-        "layout's stated rank and NVMMA-ness known (request.py _unmodelled) while lint marks "
-        "them unknown, so lint leaves triton.type.layout_rank and the NVMMA rules unjudged",
-        {
-            "op": "ttg.memdesc_reinterpret",
-            "source": {"shape": [16, 16], "dtype": "f16", "layout": swizzled(2), "space": "tmem"},
-            "result": {"shape": [16, 16], "dtype": "f16", "layout": swizzled(2)},
-        },
-        "lint",
-        lambda d: (
-            d.right == "lint"
-            and d.what == "unknown"
-            and not d.details["only json"]
-            and not _bare_undefined_alias(d.request)
-        ),
-    ),
-    "lint and check disagree on an undefined layout alias": Known(
-        "alias_spec/lint/lint.py (unmodelled_layout) or alias_spec/model/request.py "
-        "(an unresolved layout is judged as unswizzled)",
-        "check judges a side whose layout is an undefined attribute alias as unswizzled (with a "
-        "note, every rule judged); lint reads the same type as an unmodelled layout and leaves "
-        "the byte and layout rules unjudged",
-        {
-            "source": "!ttg.memdesc<64x64xbf16, #shared, #smem>",
-            "result": "!ttg.memdesc<32x64xbf16, #shared1, #smem, mutable>",
-        },
-        "lint",
-        lambda d: d.right == "lint" and d.what == "unknown" and _bare_undefined_alias(d.request),
-    ),
     "the frontend counts elements past int64 as static": Known(
         "alias_spec/frontend/tle/place.py (alias_facts: src_static/res_static and the element "
         "counts)",

@@ -11,7 +11,8 @@ Paths from input to facts, and what each can express (the rest is counted as not
   on even requests, through ``attributes`` aliases on odd ones), the other side kept as JSON.
   Text cannot say: a ``{"bits": N}`` dtype, a negative dim, a source kind other than a buffered
   tensor, non-zero ``view_offsets``, ``base_offset_bytes`` or an ``alloc_alignment`` other than
-  the layout's; and "no layout" only when both sides are text (an undefined alias stands in).
+  the layout's, or "no layout" (a type always names one, and an undefined alias is not judged
+  as none: where its bytes lie is unknown).
 - ``lint``: an IR module with one function per request: a ``ttg.local_alloc`` of the source's
   allocation (or of a root buffer, then a ``tle.memdesc_alias`` at the source's base, whose
   layout gives the source's alignment: 16 or an NVMMA swizzle repeat), a ``ttg.memdesc_subslice``
@@ -70,7 +71,6 @@ PATHS = ("json", "explicit", "mlir", "lint", "frontend", "glue")
 ENGINES = ("interp", "python", "cpp", "z3")
 FACT_NAMES = tuple(f.name for f in FACTS)
 SPACE_TEXT = {"smem": "#ttg.shared_memory", "tmem": "#ttng.tensor_memory", "global": "#global"}
-NO_LAYOUT = "#unset"  # an undefined attribute alias: judged as no layout, with a note
 INT64_MIN = -(2**63)
 OP_ALIAS = OPS[ALIAS]
 
@@ -302,7 +302,7 @@ class _Names:
 
     def name(self, lay: Any) -> str | None:
         if lay is None:
-            return NO_LAYOUT
+            return None  # a type has no spelling of "no layout"
         if isinstance(lay, str) and (lay.strip() in self.attrs or _bare_alias(lay)):
             return lay.strip()  # a defined alias, or an undefined one (the request's words)
         text = layout_text(lay)
@@ -322,7 +322,7 @@ def _bare_alias(text: str) -> bool:
 
 
 def _inline(lay: Any) -> str | None:
-    return NO_LAYOUT if lay is None else layout_text(lay)
+    return layout_text(lay)  # None for no layout: a type has no spelling of it
 
 
 def mlir_request(req: dict[str, Any], via_aliases: bool) -> dict[str, Any] | None:
@@ -345,8 +345,6 @@ def mlir_request(req: dict[str, Any], via_aliases: bool) -> dict[str, Any] | Non
             wrote += 1
     if not wrote:
         return None
-    if wrote == 1 and any(req[w].get("layout") is None for w in ("source", "result")):
-        return None  # text has no spelling of "no layout" to set beside a JSON side
     if via_aliases and names.attrs:
         out["attributes"] = names.attrs
     return out

@@ -300,7 +300,7 @@ def _decisive_witness(
     q = _Query(profile, {})
     d = q.to_z3(atom.args[0], q.env) - q.to_z3(atom.args[1], q.env)
     for target in (d == 0, z3.Or(d == 1, d == -1)):
-        _, model = solve(
+        found = solve(
             lambda t=target: [
                 *q.base,
                 *q.side(rule_id, alone),
@@ -310,8 +310,8 @@ def _decisive_witness(
             ],
             timeout_ms=timeout_ms,
         )
-        if model is not None:
-            return q.facts(model)
+        if found.model is not None:
+            return q.facts(found.model)
     return None
 
 

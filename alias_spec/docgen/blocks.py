@@ -32,6 +32,45 @@ BASELINE = {
 VIEW_PROFILES = tuple(p for p in PROFILES if p.startswith("triton-"))
 
 
+# Where a long dotted name may wrap: a <wbr> in HTML, a zero-width space in a table-of-contents
+# label (its HTML tags are stripped).
+WBR = "<wbr>"
+ZWSP = "\u200b"
+
+
+def wrap_points(name: str, mark: str = WBR) -> str:
+    """``name`` with ``mark`` after each dot or hyphen where a line may end: never inside a
+    rule id it contains (a rule id stays on one line), never mid-word or mid-version."""
+    from alias_spec.model.catalogue import RULES
+
+    keep = [(i, i + len(r.id)) for r in RULES for i in _find_all(name, r.id)]
+    out = []
+    for i, ch in enumerate(name):
+        out.append(ch)
+        inside = any(a <= i < b - 1 for a, b in keep)
+        after = name[i + 1 : i + 2]
+        # A dot before a digit belongs to a version number (3.6): no break there.
+        if not inside and ((ch == "." and after.isalpha()) or (ch == "-" and after)):
+            out.append(mark)
+    return "".join(out)
+
+
+def _find_all(text: str, part: str) -> list[int]:
+    """Starts of ``part`` in ``text`` as a whole dot-separated component run."""
+    found, i = [], text.find(part)
+    while i >= 0:
+        end = i + len(part)
+        if (i == 0 or text[i - 1] == ".") and (end == len(text) or text[end] == "."):
+            found.append(i)
+        i = text.find(part, i + 1)
+    return found
+
+
+def profile_header(profile: str) -> str:
+    """A profile's name as a narrow table header: ``triton-3.6`` may wrap after the hyphen."""
+    return f"<code>{wrap_points(profile)}</code>"
+
+
 class InputError(Exception):
     """A hand-written or stored input of the pages cannot be read (one line naming the file)."""
 

@@ -3,7 +3,7 @@ profiles a request the first accepts and the second rejects (or z3's proof that 
 
 from __future__ import annotations
 
-from alias_spec.docgen.blocks import GENERATED, example_block, view_block
+from alias_spec.docgen.blocks import GENERATED, example_block, profile_header, view_block
 from alias_spec.docgen.examples import Examples
 from alias_spec.docgen.rules import anchor
 from alias_spec.model.catalogue import PROFILES, RULES, rules_for
@@ -16,7 +16,7 @@ def profiles_page(examples: Examples) -> str:
     for p, doc in PROFILES.items():
         out += [f'- <a id="{anchor(p)}"></a>`{p}`: {doc} ({len(rules_for(p))} rules).']
     out += ["", "## Rule matrix", ""]
-    out += ["| rule | " + " | ".join(f"`{p}`" for p in PROFILES) + " |"]
+    out += ["| rule | " + " | ".join(profile_header(p) for p in PROFILES) + " |"]
     out += ["| --- | " + " | ".join("---" for _ in PROFILES) + " |"]
     for r in RULES:
         marks = " | ".join("✓" if p in r.profiles else "" for p in PROFILES)

@@ -14,7 +14,12 @@ from typing import Any
 from alias_spec.backends import gen_cpp
 from alias_spec.backends.gen_python import PY
 from alias_spec.difftest import view_examples
-from alias_spec.docgen.blocks import GENERATED, example_block, home_profile, view_block
+from alias_spec.docgen.blocks import (
+    GENERATED,
+    example_block,
+    home_profile,
+    view_block,
+)
 from alias_spec.docgen.examples import Examples
 from alias_spec.docgen.mathml import math_div, mathml, mi
 from alias_spec.model import dsl
@@ -204,18 +209,21 @@ def rules_index() -> str:
         "Every rule of the catalogue (`alias_spec/model/catalogue.py`), in ",
     ]
     out[-1] += "catalogue order: the order in which a verdict lists violations."
-    out += ["", "| rule | title | " + " | ".join(f"`{p}`" for p in PROFILES) + " |"]
-    out += ["| --- | --- | " + " | ".join("---" for _ in PROFILES) + " |"]
+    # One profiles column (the full matrix is on the profiles page): eight columns beside the
+    # titles would not fit the content column.
+    out[-1] += " The [profiles page](../profiles.md) has the rule matrix."
+    out += ["", "| rule | title | profiles |", "| --- | --- | --- |"]
     for r in RULES:
-        marks = " | ".join("✓" if p in r.profiles else "" for p in PROFILES)
-        out.append(f"| [`{r.id}`]({r.id}.md) | {r.title} | {marks} |")
+        names = ", ".join(f"`{p}`" for p in PROFILES if p in r.profiles)
+        out.append(f"| [`{r.id}`]({r.id}.md) | {r.title} | {names} |")
     out += ["", "Facts every formula is written over (`alias_spec/model/facts.py`):", ""]
     out += ["| fact | sort | meaning |", "| --- | --- | --- |"]
     out += [f"| `{f.name}` | {f.sort} | {f.doc} |" for f in FACTS]
     out += ["", "Definitions (abbreviations, inlined wherever they are used):", ""]
     out += _definitions_table(list(DEFINITIONS))
     out += ["Invariants every request's facts satisfy (the solver assumes them):", ""]
-    out += [f"- {mathml(parse_checked(text), block=False)}" for text in INVARIANTS]
+    # Block formulas: each scrolls on its own where it is wider than the column.
+    out += [line for text in INVARIANTS for line in (math_div(parse_checked(text)), "")]
     return "\n".join(out)
 
 

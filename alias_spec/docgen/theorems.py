@@ -9,7 +9,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from alias_spec.docgen.blocks import GENERATED, InputError, as_json, block, view_block
+from alias_spec.docgen.blocks import (
+    GENERATED,
+    ZWSP,
+    InputError,
+    as_json,
+    block,
+    view_block,
+    wrap_points,
+)
 from alias_spec.model.request import parse_request
 
 THEOREMS_JSON = "docs/data/theorems.json"  # relative to the docs root the caller gives
@@ -169,10 +177,11 @@ def theorems_page(theorems: list[dict[str, Any]]) -> str:
     out += ["| theorem | profile | expected | status | solvers | seconds |"]
     out += ["| --- | --- | --- | --- | --- | --- |"]
     for t in ts:
-        solvers = ", ".join(f"{s}: {v}" for s, v in t["solvers"].items())
+        # One solver per line; a long name wraps only between its parts (never inside a rule id).
+        solvers = "<br>".join(f"{s}: {v}" for s, v in t["solvers"].items())
         out.append(
-            f"| [`{t['id']}`](#{_tid(t['id'])}) | `{t['profile']}` | {t['expected']} | "
-            f"**{t['status']}** | {solvers} | {t['seconds']:.2f} |"
+            f"| [<code>{wrap_points(t['id'])}</code>](#{_tid(t['id'])}) | `{t['profile']}` | "
+            f"{t['expected']} | **{t['status']}** | {solvers} | {t['seconds']:.2f} |"
         )
     findings = [t for t in ts if t["id"] in FINDINGS and t["status"] == "finding"]
     if findings:
@@ -196,7 +205,10 @@ def _tid(theorem_id: str) -> str:
 
 
 def _theorem_entry(t: dict[str, Any]) -> list[str]:
-    out = [f'### <a id="{_tid(t["id"])}"></a>`{t["id"]}`', "", t["statement"][:1].upper()]
+    # The table of contents strips tags, so its label marks where it may wrap with a ZWSP.
+    label = wrap_points(t["id"], ZWSP)
+    heading = f'### <a id="{_tid(t["id"])}"></a>`{t["id"]}` {{: data-toc-label="{label}" }}'
+    out = [heading, "", t["statement"][:1].upper()]
     out[-1] += t["statement"][1:] + "."
     holds_text, refuted_text = MEANING.get(_family(t["id"]), ("", ""))
     solvers = ", ".join(f"{s} says it {v}" for s, v in t["solvers"].items())

@@ -45,7 +45,7 @@ from alias_spec.lint.mlir_views import (
 from alias_spec.model.catalogue import PROFILES, RULES, rule, rules_for
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import elem_bytes
-from alias_spec.model.request import parse_request
+from alias_spec.model.request import Request, parse_request
 from alias_spec.model.unknown import BYTE_FACTS as BYTE_FACTS
 from alias_spec.model.unknown import LAYOUT_FACTS as LAYOUT_FACTS
 from alias_spec.model.unknown import PLACEMENT_FACTS, judge_facts, unmodelled_facts
@@ -467,15 +467,17 @@ def _order(p: Place) -> tuple[Any, ...]:
 # --- judging --------------------------------------------------------------------------------
 
 
-def _unknown(op: Op, place: Place, model: str | None) -> frozenset[str]:
-    """What lint cannot know of this view: where an untraced source starts, and, when the view
-    or the bytes it views are not modelled, everything the byte and layout models give (the
-    whole set, also for a view whose own layout is modelled but whose bytes are not)."""
-    out: set[str] = set()
+def _unknown(op: Op, place: Place, model: str | None, parsed: Request) -> frozenset[str]:
+    """What lint cannot know of this view: what its request cannot (``parsed.unknown``), where
+    an untraced source starts, and, when the bytes it views are not modelled (on the way to it
+    too, also for a view whose own layouts are modelled), what check leaves unknown for an
+    unmodelled view: everything the byte and layout models give, less what its layouts
+    state."""
+    out = set(parsed.unknown)
     if place.why is not None:
         out |= PLACEMENT_FACTS
     if model is not None:
-        out |= unmodelled_facts(op.name)
+        out |= unmodelled_facts(op.name, *parsed.layouts)
     return frozenset(out)
 
 
@@ -523,7 +525,7 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
         request = _request(op, src, res, place, consts)
         request["attributes"] = {k: v for k, v in aliases.items() if v.startswith("#")}
         parsed = parse_request(request)
-        unknown = _unknown(op, place, here) | parsed.unknown
+        unknown = _unknown(op, place, here, parsed)
         violations, not_judged = judge_facts(parsed.facts, profile, unknown)
         escapes = here is None and _escapes(place, src, parsed.facts)
         lands = _landings(op, place, src, res, consts) if by_root and here is None else None

@@ -18,9 +18,9 @@ from math import prod
 from typing import Any
 
 from alias_spec.model.dtypes import DTYPE_BITS
+from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import elem_bytes
-from alias_spec.model.layouts import Layout, parse_layout
-from alias_spec.model.triton_facts import SharedLayout, shared_layout
+from alias_spec.model.layouts import Layout, parse_layout, repeat_of
 
 VIEW_OPS = {
     "ttg.memdesc_reinterpret",
@@ -838,30 +838,29 @@ def element_bytes(side: dict[str, Any]) -> int:
     return elem_bytes(DTYPE_BITS.get(str(side["dtype"]), 0))
 
 
-def layout_of(side: dict[str, Any], aliases: dict[str, str]) -> tuple[Layout | None, SharedLayout]:
+def layout_of(side: dict[str, Any], aliases: dict[str, str]) -> Layout | None:
+    """A side's layout, read by the request parser's one layout reader (None: none, or one it
+    cannot read; parse_request names that when the view is judged)."""
     try:
-        lay = parse_layout(side.get("layout"), "layout", aliases)
-    except ValueError:
-        lay = None
-    return lay, shared_layout(side.get("layout"), aliases)
+        return parse_layout(side.get("layout"), "layout", aliases)
+    except RequestError:
+        return None
 
 
 def unmodelled_layout(side: dict[str, Any], aliases: dict[str, str]) -> str | None:
-    """How to name a side's layout when the spec does not model it (None: no layout, or a
-    swizzled or NVMMA shared layout, the two whose byte placement the spec knows)."""
+    """How to name a side's layout when the spec does not know where it puts its bytes (None:
+    no layout, or a swizzled or NVMMA shared layout, the two whose byte placement the spec
+    knows)."""
     raw = side.get("layout")
     if raw is None:
         return None
-    text = str(raw).strip()
-    resolved = aliases.get(text, text).strip()
-    if re.fullmatch(r"#[\w.$-]+", resolved):
-        return f"{text} (an undefined attribute alias)"
-    try:
-        lay = parse_layout(resolved, "layout")
-    except ValueError:
-        lay = None
-    if lay is not None and lay.kind in ("swizzled", "nvmma"):
+    lay = layout_of(side, aliases)
+    if lay is not None and lay.placement_known:
         return None
+    text = str(raw).strip()
+    if lay is not None and lay.kind == "unresolved":
+        return lay.describe()
+    resolved = aliases.get(text, text).strip()
     m = re.match(r"#[\w.]+", resolved)
     name = m.group(0) if m else resolved[:40]
     return name if text == resolved else f"{text} = {name}"
@@ -875,8 +874,7 @@ def side_bytes(side: dict[str, Any], alloc: bool = False) -> int:
 
 
 def alloc_alignment(side: dict[str, Any], aliases: dict[str, str]) -> int:
-    lay, _ = layout_of(side, aliases)
-    return max(16, (lay or Layout("other")).swizzle_repeat)
+    return max(16, repeat_of(layout_of(side, aliases)))
 
 
 def view_start(place: Place, side: dict[str, Any]) -> int:

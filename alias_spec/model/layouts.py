@@ -1,33 +1,77 @@
-"""Shared-memory layouts: only what the rules need from them (the NVMMA swizzle repeat).
+"""Shared-memory layouts: one reader of a layout, written as a JSON object, as MLIR attribute
+text or as an attribute alias name, into one canonical ``Layout``.
 
-Swizzled and NVMMA shared layouts are modelled (the spec knows where their bytes lie). Any
+Swizzled and NVMMA shared layouts are modelled (the spec knows where their bytes lie): every
+parameter is read, a parameter left out gets its default, so two spellings of one layout give
+equal ``Layout`` values (and ``key``s). Both the physical facts (the NVMMA swizzle repeat) and
+the type facts (rank, order, swizzle parameters; ``triton_facts.py``) are read from it. Any
 other layout attribute (``#ttg.padded_shared``, ``#ttg.shared_linear``, a tensor memory
-encoding, ...) is read as kind "other": its byte placement is unknown, and only what the
-attribute states (its rank, a padded layout's padding) is kept."""
+encoding, ...) is kind "other": its byte placement is unknown, and only what the attribute
+states (its rank, a padded layout's padding) is kept. An attribute alias the request does not
+define is kind "unresolved": nothing about it is known."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from alias_spec.model.errors import RequestError, one_line, shown
-from alias_spec.model.literals import DECIMAL, INT64_MAX, decimal
+from alias_spec.model.literals import DECIMAL, INT64_MAX, decimal, decimals
 from alias_spec.model.physical import swizzle_repeat
 
 NVMMA_SWIZZLES = (0, 32, 64, 128)
+# Layout parameters are 32-bit unsigned in Triton's attributes.
+PARAM_MAX = 2**32 - 1
+# JSON keys of each modelled kind, with their defaults.
+JSON_DEFAULTS: dict[str, dict[str, Any]] = {
+    "swizzled": {"vec": 1, "per_phase": 1, "max_phase": 1, "order": []},
+    "nvmma": {"swizzle_bytes": 128, "transposed": False, "element_bitwidth": 0, "rank": 2},
+}
+# Attribute parameters the model reads, per attribute; any other parameter is kept as written
+# (blanks removed) so that it still tells encodings apart, unless it has its default value.
+_READ = {
+    "swizzled_shared": {"vec", "perPhase", "maxPhase", "order"},
+    "nvmma_shared": {"swizzlingByteWidth", "transposed", "elementBitWidth"},
+}
+_CTA = ("CTAsPerCGA", "CTASplitNum", "CTAOrder")
+_EXTRA_DEFAULTS = {"fp4Padded": "false"}
 
 
 @dataclass(frozen=True)
 class Layout:
+    """A layout with every parameter filled in. Equality (and ``key``) is the layout's
+    identity, whatever its spelling: ``text`` (the attribute as written) is not compared."""
+
     kind: str  # "swizzled", "nvmma", "other" or "unresolved"
-    swizzle_bytes: int = 0
-    text: str = ""
-    name: str = ""  # the attribute's name, e.g. "ttg.padded_shared"
-    rank: int | None = None  # "other": the rank the attribute states, if it states one
+    swizzle_bytes: int = 0  # NVMMA swizzlingByteWidth
+    text: str = field(default="", compare=False)
+    # The attribute's name, e.g. "ttg.padded_shared"; an unresolved alias's name, e.g. "shared".
+    name: str = ""
+    rank: int | None = None  # None: not stated (a swizzled layout without order, "other" ones)
     # padded_shared: (interval, padding) pairs in elements; the allocation holds `padding`
     # extra elements after every `interval` elements, so it is larger than its logical shape.
     padding: tuple[tuple[int, int], ...] = ()
+    order: tuple[int, ...] = ()  # swizzled: fastest-varying dim first
+    vec: int = 1
+    per_phase: int = 1
+    max_phase: int = 1
+    transposed: bool = False  # NVMMA
+    elem_bits: int = 0  # NVMMA elementBitWidth
+    # CTAsPerCGA, CTASplitNum, CTAOrder as written, each empty when it is its default.
+    cta: tuple[tuple[int, ...], ...] = ()
+    # Parameters the model does not read, as written without blanks ("other": the whole body).
+    extra: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def key(self) -> str:
+        """The layout's identity: equal for every spelling of one layout (Triton's "same
+        encoding")."""
+        return repr(
+            (self.kind, self.name, self.swizzle_bytes, self.rank, self.padding, self.order,
+             self.vec, self.per_phase, self.max_phase, self.transposed, self.elem_bits, self.cta,
+             self.extra)
+        )  # fmt: skip
 
     @property
     def swizzle_repeat(self) -> int:
@@ -37,12 +81,14 @@ class Layout:
 
     @property
     def placement_known(self) -> bool:
-        """The spec knows where this layout puts each element: a swizzled or NVMMA layout, an
-        undefined alias (judged as unswizzled, with a note) or no layout at all."""
-        return self.kind != "other" or not self.text
+        """The spec knows where this layout puts each element: a swizzled or NVMMA layout (an
+        attribute it does not model, or an alias nobody defined, says nothing of it)."""
+        return self.kind in ("swizzled", "nvmma")
 
     def describe(self) -> str:
         """The layout as a verdict names it: its attribute name, and its padding if any."""
+        if self.kind == "unresolved":
+            return f"#{self.name} (an undefined attribute alias)"
         what = f"#{self.name}" if self.name else self.text[:40]
         if self.padding:
             pads = ", ".join(f"{p} after every {i}" for i, p in self.padding)
@@ -50,6 +96,12 @@ class Layout:
         return what
 
 
+def repeat_of(lay: Layout | None) -> int:
+    """A side's swizzle repeat in bytes (0: no layout, or not an NVMMA one)."""
+    return lay.swizzle_repeat if lay is not None else 0
+
+
+_ALIAS = re.compile(r"#([\w.$-]+)")
 _ATTR = re.compile(r"^#(?:ttg\.)?(\w+)\s*<\s*\{(.*)\}\s*>$", re.S)
 _ANY_ATTR = re.compile(r"^#([A-Za-z_][\w.]*)\s*<(.*)>$", re.S)
 # Linear time on any text: \b lets a key start only where a word starts (not at each of its
@@ -58,6 +110,7 @@ _ANY_ATTR = re.compile(r"^#([A-Za-z_][\w.]*)\s*<(.*)>$", re.S)
 _KV = re.compile(r"\b(\w+)\s*=\s*(\[[^\[\]]*\]|[^,]+)")
 _PADDING = re.compile(r"^\s*\[([^\]]*)\]")
 _INTERVAL = re.compile(r"^\s*([0-9]+)\s*:\s*\+\s*([0-9]+)\s*$", re.ASCII)
+_BLANKS = re.compile(r"\s+")
 
 
 def _list_len(body: str, key: str) -> int | None:
@@ -74,7 +127,7 @@ def _basis_len(body: str) -> int | None:
     return n or None
 
 
-def _other(name: str, body: str, text: str, field: str) -> Layout:
+def _other(name: str, body: str, text: str, fld: str) -> Layout:
     """An attribute the spec does not model: its rank where it states one (a padded or linear
     shared layout: its order, or its linear map's basis vectors), and a padded layout's
     padding."""
@@ -88,33 +141,149 @@ def _other(name: str, body: str, text: str, field: str) -> Layout:
         for part in m.group(1).split(",") if m else ():
             got = _INTERVAL.match(part)
             if not got:
-                raise RequestError(field, f"bad padding interval {one_line(part.strip(), 40)!r}")
-            interval = decimal(got.group(1), field, 1, INT64_MAX, "padding interval")
-            padding.append((interval, decimal(got.group(2), field, 0, INT64_MAX, "padding")))
-    return Layout("other", 0, text, name, rank, tuple(padding))
+                raise RequestError(fld, f"bad padding interval {one_line(part.strip(), 40)!r}")
+            interval = decimal(got.group(1), fld, 1, INT64_MAX, "padding interval")
+            padding.append((interval, decimal(got.group(2), fld, 0, INT64_MAX, "padding")))
+    body_id = (("", _BLANKS.sub("", body)),)  # its identity: the body as written, unblanked
+    return Layout("other", 0, text, name, rank, tuple(padding), extra=body_id)
 
 
-def _nvmma(swizzle: Any, field: str, text: str = "") -> Layout:
-    if isinstance(swizzle, bool) or swizzle not in NVMMA_SWIZZLES:
-        raise RequestError(
-            field, f"NVMMA swizzle must be one of {NVMMA_SWIZZLES}, got {shown(swizzle)}"
+def _int(raw: Any, fld: str, low: int) -> int:
+    """A JSON layout parameter: an integer in [low, 2**32 - 1] (Triton's attributes hold 32-bit
+    unsigned parameters)."""
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RequestError(fld, f"must be an integer, got {shown(raw)}")
+    if not low <= raw <= PARAM_MAX:
+        raise RequestError(fld, f"must be in [{low}, {PARAM_MAX}], got {raw}")
+    return raw
+
+
+def _text_int(raw: str, fld: str, low: int) -> int:
+    """An attribute parameter: ASCII decimal digits of an integer in [low, 2**32 - 1]."""
+    return decimal(raw.strip(), fld, low, PARAM_MAX)
+
+
+def _bool(raw: Any, fld: str, text: bool) -> bool:
+    """``transposed``: a JSON bool, or in attribute text the words true and false."""
+    if text and raw in ("true", "false"):
+        return raw == "true"
+    if not text and isinstance(raw, bool):
+        return raw
+    raise RequestError(fld, f"must be true or false, got {shown(raw)}")
+
+
+def _swizzle(swizzle: int, fld: str) -> int:
+    if swizzle not in NVMMA_SWIZZLES:
+        raise RequestError(fld, f"NVMMA swizzle must be one of {NVMMA_SWIZZLES}, got {swizzle}")
+    return swizzle
+
+
+def _cta(rank: int | None, given: dict[str, str], fld: str) -> tuple[tuple[int, ...], ...]:
+    """CTAsPerCGA, CTASplitNum and CTAOrder as written, each left out (empty) when it is the
+    default for the rank (one CTA, row-major), so that writing a default changes nothing."""
+    out: list[tuple[int, ...]] = []
+    for i, name in enumerate(_CTA):
+        got = tuple(decimals(given[name], f"{fld}.{name}", 0, PARAM_MAX)) if name in given else ()
+        default = (
+            rank is not None
+            and len(got) == rank
+            and all(v == (rank - 1 - j if i == 2 else 1) for j, v in enumerate(got))
         )
-    return Layout("nvmma", int(swizzle), text)
+        out.append(() if default else got)
+    return tuple(out) if any(out) else ()
+
+
+def _json(value: dict[str, Any], fld: str) -> Layout:
+    kind = value.get("kind")
+    if not isinstance(kind, str) or kind not in JSON_DEFAULTS:
+        raise RequestError(
+            f"{fld}.kind", f"layout kind must be 'swizzled' or 'nvmma', got {shown(kind)}"
+        )
+    defaults = JSON_DEFAULTS[kind]
+    for key in value:
+        if key != "kind" and key not in defaults:
+            raise RequestError(f"{fld}.{one_line(str(key), 40)}", f"unknown {kind} layout field")
+    got = {**defaults, **value}
+    if kind == "nvmma":
+        swizzle = _int(got["swizzle_bytes"], f"{fld}.swizzle_bytes", 0)
+        return Layout(
+            "nvmma",
+            _swizzle(swizzle, f"{fld}.swizzle_bytes"),
+            name="ttg.nvmma_shared",
+            rank=_int(got["rank"], f"{fld}.rank", 1),
+            transposed=_bool(got["transposed"], f"{fld}.transposed", False),
+            elem_bits=_int(got["element_bitwidth"], f"{fld}.element_bitwidth", 0),
+        )
+    raw_order = [] if got["order"] is None else got["order"]
+    if not isinstance(raw_order, list):
+        raise RequestError(f"{fld}.order", f"must be a list, got {shown(raw_order)}")
+    order = tuple(_int(d, f"{fld}.order", 0) for d in raw_order)
+    return Layout(
+        "swizzled",
+        name="ttg.swizzled_shared",
+        rank=len(order) or None,
+        order=order,
+        vec=_int(got["vec"], f"{fld}.vec", 1),
+        per_phase=_int(got["per_phase"], f"{fld}.per_phase", 1),
+        max_phase=_int(got["max_phase"], f"{fld}.max_phase", 1),
+    )
+
+
+def _attribute(name: str, body: str, text: str, fld: str) -> Layout:
+    """A swizzled_shared or nvmma_shared attribute's body, every parameter read or defaulted."""
+    params = {k: v.strip() for k, v in _KV.findall(body)}
+    read = _READ[name]
+    cta = {k: v for k, v in params.items() if k in _CTA}
+    extra = tuple(
+        sorted(
+            (k, _BLANKS.sub("", v))
+            for k, v in params.items()
+            if k not in read and k not in _CTA and _EXTRA_DEFAULTS.get(k) != v
+        )
+    )
+    if name == "nvmma_shared":
+        # Its rank is the length of its CTA lists (2 when they are left out).
+        cgas = cta.get("CTAsPerCGA")
+        rank = len(decimals(cgas, f"{fld}.CTAsPerCGA", 0, PARAM_MAX)) if cgas else 0
+        rank = rank or 2
+        swizzle = _text_int(params.get("swizzlingByteWidth", "0"), f"{fld}.swizzlingByteWidth", 0)
+        bits = _text_int(params.get("elementBitWidth", "0"), f"{fld}.elementBitWidth", 0)
+        return Layout(
+            "nvmma",
+            _swizzle(swizzle, f"{fld}.swizzlingByteWidth"),
+            text,
+            "ttg.nvmma_shared",
+            rank,
+            transposed=_bool(params.get("transposed", "false"), f"{fld}.transposed", True),
+            elem_bits=bits,
+            cta=_cta(rank, cta, fld),
+            extra=extra,
+        )
+    raw_order = params.get("order")
+    order = tuple(decimals(raw_order, f"{fld}.order", 0, PARAM_MAX)) if raw_order else ()
+    return Layout(
+        "swizzled",
+        0,
+        text,
+        "ttg.swizzled_shared",
+        len(order) or None,
+        order=order,
+        vec=_text_int(params.get("vec", "1"), f"{fld}.vec", 1),
+        per_phase=_text_int(params.get("perPhase", "1"), f"{fld}.perPhase", 1),
+        max_phase=_text_int(params.get("maxPhase", "1"), f"{fld}.maxPhase", 1),
+        cta=_cta(len(order) or None, cta, fld),
+        extra=extra,
+    )
 
 
 def parse_layout(value: Any, field: str, aliases: dict[str, str] | None = None) -> Layout | None:
-    """A layout given as a JSON object, MLIR attribute text or an attribute alias name."""
+    """A layout given as a JSON object, MLIR attribute text or an attribute alias name (looked
+    up in ``aliases``); None for no layout. A value that is no layout is a RequestError naming
+    ``field`` (and the parameter)."""
     if value is None:
         return None
     if isinstance(value, dict):
-        kind = value.get("kind")
-        if kind == "nvmma":
-            return _nvmma(value.get("swizzle_bytes", 128), f"{field}.swizzle_bytes")
-        if kind == "swizzled":
-            return Layout("swizzled")
-        raise RequestError(
-            f"{field}.kind", f"layout kind must be 'swizzled' or 'nvmma', got {shown(kind)}"
-        )
+        return _json(value, field)
     if not isinstance(value, str):
         raise RequestError(
             field, f"layout must be an object or MLIR text, got {type(value).__name__}"
@@ -122,22 +291,16 @@ def parse_layout(value: Any, field: str, aliases: dict[str, str] | None = None) 
     text = value.strip()
     if aliases and text in aliases:
         return parse_layout(aliases[text], field)
-    if re.fullmatch(r"#[\w.]+", text):
-        return Layout("unresolved", 0, text)  # an attribute alias such as #shared
+    bare = _ALIAS.fullmatch(text)
+    if bare:
+        return Layout("unresolved", 0, text, bare.group(1))  # an attribute alias such as #shared
     any_attr = _ANY_ATTR.match(text)
     if not any_attr:
         raise RequestError(field, f"cannot read layout attribute {one_line(text, 60)!r}")
     full = any_attr.group(1)
-    if full.removeprefix("ttg.") not in ("nvmma_shared", "swizzled_shared"):
+    if full.removeprefix("ttg.") not in _READ:
         return _other(full, any_attr.group(2), text, field)
     m = _ATTR.match(text)
     if not m:
         raise RequestError(field, f"cannot read layout attribute {one_line(text, 60)!r}")
-    name, body = m.group(1), m.group(2)
-    params = {k: v.strip() for k, v in _KV.findall(body)}
-    if name == "nvmma_shared":
-        raw = params.get("swizzlingByteWidth", "0")
-        if not DECIMAL.fullmatch(raw):
-            raise RequestError(field, f"swizzlingByteWidth must be an integer, got {raw[:40]!r}")
-        return _nvmma(decimal(raw, field, 0, INT64_MAX, "swizzlingByteWidth"), field, text)
-    return Layout("swizzled", 0, text)
+    return _attribute(m.group(1), m.group(2), text, field)

@@ -10,7 +10,7 @@ from typing import Any
 from alias_spec.model.dtypes import dtype_bits
 from alias_spec.model.errors import RequestError, shown
 from alias_spec.model.facts import INT64_MAX, OPS, SCOPES, SPACES, Facts, elem_bytes
-from alias_spec.model.layouts import Layout, parse_layout
+from alias_spec.model.layouts import Layout, parse_layout, repeat_of
 from alias_spec.model.literals import INT64_MIN, JSON_INT_MAX
 from alias_spec.model.memdesc import parse_memdesc
 from alias_spec.model.physical import EMPTY, base_alignment, footprint
@@ -19,7 +19,6 @@ from alias_spec.model.triton_facts import (
     canonical_dtype,
     index_value,
     prefix_subview,
-    shared_layout,
     subslice_facts,
     subslice_span,
     type_facts,
@@ -49,6 +48,8 @@ class Request:
     # does not model that makes them unknown: the rules reading them are not judged.
     unknown: frozenset[str] = field(default=frozenset())
     unmodelled: tuple[str, ...] = field(default=())
+    # The source's and the result's layouts (None: none given), read once by layouts.py.
+    layouts: tuple[Layout | None, Layout | None] = field(default=(None, None))
 
 
 def _is_int(v: Any) -> bool:
@@ -165,33 +166,44 @@ def _nonneg_int(side: dict[str, Any], key: str, fld: str, default: int, minimum:
 _MEMORY = {"tmem": "tensor memory", "global": "global memory"}
 
 
-def _unmodelled(
+def _layouts(
+    src: dict[str, Any], res: dict[str, Any], aliases: dict[str, str], notes: list[str]
+) -> tuple[Layout | None, Layout | None]:
+    """Both sides' layouts, with a note for each that is an attribute alias nobody defined."""
+    out = []
+    for who, side in (("source", src), ("result", res)):
+        lay = parse_layout(side.get("layout"), f"{who}.layout", aliases)
+        if lay is not None and lay.kind == "unresolved":
+            notes.append(
+                f"{who} layout {lay.text} is an undefined attribute alias: where its bytes lie "
+                "is unknown (define it under 'attributes' to judge the rules that need it)"
+            )
+        out.append(lay)
+    return out[0], out[1]
+
+
+def _request(
+    obj: dict[str, Any],
     op: str,
-    sides: tuple[tuple[str, dict[str, Any], Layout | None], ...],
-    aliases: dict[str, str],
-) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The facts this request cannot know, and why: a side in memory other than shared memory,
-    or with a layout whose byte placement the spec does not model. What a side's layout
-    attribute states stays known: its rank, and whether it is an NVMMA layout (the NVMMA facts
-    hold trivially for any other layout)."""
+    facts: Facts,
+    notes: list[str],
+    sides: tuple[dict[str, Any], dict[str, Any]],
+    layouts: tuple[Layout | None, Layout | None],
+) -> Request:
+    """The parsed request, with the facts it cannot know, and why: a side in memory other
+    than shared memory, or with a layout whose byte placement the spec does not model (an
+    undefined attribute alias included). What a side's layout states stays known
+    (unknown.unmodelled_facts, which lint asks too)."""
     whose: dict[str, list[str]] = {}  # what is not modelled -> the sides it is on
-    known: set[str] = set()
-    for who, side, lay in sides:
-        prefix = "src" if who == "source" else "res"
-        stated = shared_layout(side.get("layout"), aliases, f"{who}.layout")
-        if stated.rank is not None:
-            known.add(f"{prefix}_lay_rank")
-        if stated.kind != "unknown":
-            known |= {f"{prefix}_nvmma_fits", f"{prefix}_nvmma_rows"}
+    for who, side, lay in zip(("source", "result"), sides, layouts, strict=True):
         space = side.get("space", "smem")
         if space != "smem":
             whose.setdefault(_MEMORY.get(space, space), []).append(who)
         elif lay is not None and not lay.placement_known:
             whose.setdefault(f"layout {lay.describe()}", []).append(who)
-    if not whose:
-        return frozenset(), ()
     why = tuple(f"{what} in the {' and the '.join(who)}" for what, who in whose.items())
-    return unmodelled_facts(op, frozenset(known)), why
+    unknown = unmodelled_facts(op, *layouts) if whose else frozenset()
+    return Request(facts, obj, tuple(notes), unknown, why, layouts)
 
 
 def _elems(shape: list[int | None]) -> tuple[bool, int]:
@@ -270,14 +282,8 @@ def parse_request(obj: Any) -> Request:
     res_shape = _shape(res["shape"], "result.shape", True)
     src_static, src_elems = _elems(src_shape)
     res_static, res_elems = _elems(res_shape)
-    src_layout = parse_layout(src.get("layout"), "source.layout", aliases)
-    res_layout = parse_layout(res.get("layout"), "result.layout", aliases)
-    if res_layout is not None and res_layout.kind == "unresolved":
-        notes.append(
-            f"result layout {res_layout.text} is an undefined alias; treated as unswizzled "
-            "(define it under 'attributes' to check alias.base.aligned)"
-        )
-    default_align = base_alignment((src_layout or Layout("other")).swizzle_repeat)
+    src_layout, res_layout = _layouts(src, res, aliases, notes)
+    default_align = base_alignment(repeat_of(src_layout))
 
     facts: Facts = {
         "src_buffered": kind == BUFFERED,
@@ -297,16 +303,13 @@ def parse_request(obj: Any) -> Request:
         "res_elems": res_elems,
         "src_base": _nonneg_int(src, "base_offset_bytes", "source.base_offset_bytes", 0),
         "align": _nonneg_int(src, "alloc_alignment", "source.alloc_alignment", default_align, 1),
-        "swz": (res_layout or Layout("other")).swizzle_repeat,
+        "swz": repeat_of(res_layout),
     }
     facts.update(_source_geometry(src, src_shape, src_static))
-    facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, aliases))
+    facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, src_layout, res_layout))
     facts["op"] = OPS[DEFAULT_OP]
     facts.update(NEUTRAL_OP_FACTS)
-    unknown, why = _unmodelled(
-        DEFAULT_OP, (("source", src, src_layout), ("result", res, res_layout)), aliases
-    )
-    return Request(facts=facts, raw=obj, notes=tuple(notes), unknown=unknown, unmodelled=why)
+    return _request(obj, DEFAULT_OP, facts, notes, (src, res), (src_layout, res_layout))
 
 
 def _view_type_facts(
@@ -315,20 +318,25 @@ def _view_type_facts(
     src_shape: list[int | None],
     res_shape: list[int | None],
     facts: Facts,
-    aliases: dict[str, str],
+    src_layout: Layout | None,
+    res_layout: Layout | None,
 ) -> Facts:
     """The memdesc-type facts of both sides (what Triton's type verifier looks at)."""
     out: Facts = {}
-    sides = (("src", "source", src, src_shape), ("res", "result", res, res_shape))
-    for prefix, who, side, shape in sides:
-        lay = shared_layout(side.get("layout"), aliases, f"{who}.layout")
-        alloc = side.get("alloc_shape")
-        try:
-            alloc_l = None if alloc is None else _shape(alloc, f"{who}.alloc_shape", True)
-        except RequestError:
-            alloc_l = None  # judged (or rejected) by the source geometry, not here
-        out.update(type_facts(prefix, shape, alloc_l, lay, int(facts[f"{prefix}_bits"])))
+    sides = (
+        ("src", "source", src, src_shape, src_layout),
+        ("res", "result", res, res_shape, res_layout),
+    )
+    for prefix, who, side, shape, lay in sides:
+        alloc = _alloc(side, shape, who)
+        out.update(type_facts(prefix, shape, alloc, lay, int(facts[f"{prefix}_bits"])))
     return out
+
+
+def _alloc(side: dict[str, Any], shape: list[int | None], who: str) -> list[int | None]:
+    """A side's alloc shape as parsed (its view shape when it gives none)."""
+    alloc = side.get("alloc_shape")
+    return shape if alloc is None else _shape(alloc, f"{who}.alloc_shape", True)
 
 
 def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
@@ -352,9 +360,8 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     res_shape = _shape(res["shape"], "result.shape", True)
     src_static, src_elems = _elems(src_shape)
     res_static, res_elems = _elems(res_shape)
-    src_layout = parse_layout(src.get("layout"), "source.layout", aliases)
-    res_layout = parse_layout(res.get("layout"), "result.layout", aliases)
-    default_align = base_alignment((src_layout or Layout("other")).swizzle_repeat)
+    src_layout, res_layout = _layouts(src, res, aliases, notes)
+    default_align = base_alignment(repeat_of(src_layout))
     src_bits = dtype_bits(src["dtype"], "source.dtype")
     res_bits = dtype_bits(res["dtype"], "result.dtype")
     facts: Facts = {
@@ -375,7 +382,7 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
         "res_elems": res_elems,
         "src_base": _nonneg_int(src, "base_offset_bytes", "source.base_offset_bytes", 0),
         "align": _nonneg_int(src, "alloc_alignment", "source.alloc_alignment", default_align, 1),
-        "swz": (res_layout or Layout("other")).swizzle_repeat,
+        "swz": repeat_of(res_layout),
         "op": OPS[op],
     }
     try:
@@ -389,16 +396,15 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
         notes.append(f"{exc}; physical facts computed as if the source were dense")
         facts.update(_source_geometry({"shape": src_shape}, src_shape, src_static))
         alloc_ok = False
-    facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, aliases))
+    facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, src_layout, res_layout))
     facts.update(NEUTRAL_OP_FACTS)
     facts["same_elem"] = canonical_dtype(src["dtype"]) == canonical_dtype(res["dtype"])
-    src_lay = shared_layout(src.get("layout"), aliases, "source.layout")
-    res_lay = shared_layout(res.get("layout"), aliases, "result.layout")
-    facts["same_enc"] = src_lay.key == res_lay.key
-    src_alloc = src.get("alloc_shape") or src["shape"]
-    res_alloc = res.get("alloc_shape") or res["shape"]
-    facts["same_alloc"] = list(src_alloc) == list(res_alloc)
-    facts["src_prefix_sub"] = prefix_subview(list(src_shape), list(src_alloc))
+    # Layouts compare by their canonical form (Layout.key), whatever their spelling.
+    facts["same_enc"] = src_layout == res_layout
+    # Shapes compare as parsed: a dynamic dim written "?" or null is the same dim.
+    src_alloc = _alloc(src, src_shape, "source")
+    facts["same_alloc"] = src_alloc == _alloc(res, res_shape, "result")
+    facts["src_prefix_sub"] = prefix_subview(src_shape, src_alloc)
     res_eb = elem_bytes(res_bits)
     if op == "ttg.memdesc_index":
         static, idx = index_value(_bounded(obj.get("index"), "index"))
@@ -415,12 +421,9 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     elif op == "ttg.memdesc_subslice":
         for i, o in enumerate(obj["offsets"] if isinstance(obj["offsets"], list) else ()):
             _bounded(o, f"offsets[{i}]")
-        facts.update(subslice_facts(obj["offsets"], src_shape, res_shape, src_lay))
+        facts.update(subslice_facts(obj["offsets"], src_shape, res_shape, src_layout))
         _subslice_physical(facts, src, src_shape, res_shape, obj["offsets"], alloc_ok, notes)
-    unknown, why = _unmodelled(
-        op, (("source", src, src_layout), ("result", res, res_layout)), aliases
-    )
-    return Request(facts=facts, raw=obj, notes=tuple(notes), unknown=unknown, unmodelled=why)
+    return _request(obj, op, facts, notes, (src, res), (src_layout, res_layout))
 
 
 def _subslice_physical(

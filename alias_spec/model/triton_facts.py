@@ -9,16 +9,13 @@ in the catalogue then combine the facts. The physical part (where a view's bytes
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from math import prod
 from typing import Any
 
 from alias_spec.model.dtypes import MLIR_NAME
-from alias_spec.model.errors import RequestError, shown
+from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import Facts
-from alias_spec.model.layouts import parse_layout
-from alias_spec.model.literals import DECIMAL, decimal, decimals
+from alias_spec.model.layouts import Layout
 
 
 def canonical_dtype(value: Any) -> str:
@@ -32,140 +29,7 @@ def is_pow2(n: int | None) -> bool:
     return n is not None and n > 0 and n & (n - 1) == 0
 
 
-@dataclass(frozen=True)
-class SharedLayout:
-    """The parts of a shared layout that Triton's view rules look at."""
-
-    kind: str  # "swizzled", "nvmma", "other" or "unknown"
-    rank: int | None  # None: not known (an undefined alias, a layout we do not model)
-    order: tuple[int, ...] = ()  # fastest-varying dim first
-    vec: int = 1
-    per_phase: int = 1
-    max_phase: int = 1
-    swizzle_bytes: int = 0  # NVMMA
-    transposed: bool = False  # NVMMA
-    elem_bits: int = 0  # NVMMA elementBitWidth
-    key: str = ""  # identity, for "same encoding"
-
-
-_ATTR = re.compile(r"^#(?:ttg\.)?(\w+)\s*<\s*\{(.*)\}\s*>$", re.S)
-# Linear time on any text (see layouts._KV).
-_KV = re.compile(r"\b(\w+)\s*=\s*(\[[^\[\]]*\]|[^,]+)")
-
-
-def _ints(text: str, field: str) -> tuple[int, ...]:
-    """The integers of an attribute list such as ``order = [1, 0]``, as 32-bit unsigned
-    parameters (what Triton's attributes hold)."""
-    return tuple(decimals(text, field, 0, _PARAM_MAX)) if text else ()
-
-
-# Layout parameters are 32-bit unsigned in Triton's attributes.
-_PARAM_MAX = 2**32 - 1
-
-
-def _param(raw: Any, field: str, low: int) -> int:
-    """A layout parameter as an integer in [low, 2**32 - 1] (JSON integer or attribute text);
-    anything else names ``field`` in a RequestError rather than becoming a guess."""
-    if isinstance(raw, str) and DECIMAL.fullmatch(raw.strip()):
-        raw = decimal(raw.strip(), field, low, _PARAM_MAX)
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise RequestError(field, f"must be an integer, got {shown(raw)}")
-    if not low <= raw <= _PARAM_MAX:
-        raise RequestError(field, f"must be in [{low}, {_PARAM_MAX}], got {raw}")
-    return raw
-
-
-def _flag(raw: Any, field: str) -> bool:
-    """``transposed``: a JSON bool or the attribute words true/false."""
-    if isinstance(raw, bool):
-        return raw
-    if raw in ("true", "false"):
-        return raw == "true"
-    raise RequestError(field, f"must be true or false, got {shown(raw)}")
-
-
-def shared_layout(
-    value: Any, aliases: dict[str, str] | None = None, field: str = "layout"
-) -> SharedLayout:
-    """A layout given as JSON, MLIR attribute text or an attribute alias name; a parameter
-    that is no integer in range is a RequestError naming ``field`` and the parameter."""
-    if value is None:
-        return SharedLayout("unknown", None, key="none")
-    if isinstance(value, dict):
-        kind = value.get("kind")
-        key = repr(sorted(value.items()))
-        if kind == "swizzled":
-            raw_order = value.get("order") or ()
-            if not isinstance(raw_order, (list, tuple)):
-                raise RequestError(f"{field}.order", f"must be a list, got {shown(raw_order)}")
-            order = tuple(_param(d, f"{field}.order", 0) for d in raw_order)
-            return SharedLayout(
-                "swizzled",
-                len(order) or None,
-                order,
-                _param(value.get("vec", 1), f"{field}.vec", 1),
-                _param(value.get("per_phase", 1), f"{field}.per_phase", 1),
-                _param(value.get("max_phase", 1), f"{field}.max_phase", 1),
-                key=key,
-            )
-        if kind == "nvmma":
-            return SharedLayout(
-                "nvmma",
-                _param(value.get("rank", 2), f"{field}.rank", 1),
-                swizzle_bytes=_param(value.get("swizzle_bytes", 128), f"{field}.swizzle_bytes", 0),
-                transposed=_flag(value.get("transposed", False), f"{field}.transposed"),
-                elem_bits=_param(value.get("element_bitwidth", 0), f"{field}.element_bitwidth", 0),
-                key=key,
-            )
-        return SharedLayout("other", None, key=key)
-    if not isinstance(value, str):
-        return SharedLayout("unknown", None, key=repr(value))
-    text = value.strip()
-    if aliases and text in aliases:
-        return shared_layout(aliases[text], field=field)
-    m = _ATTR.match(text)
-    key = re.sub(r"\s+", "", text)
-    if not m or m.group(1) not in ("swizzled_shared", "nvmma_shared"):
-        return _other_layout(text, key)
-    name, body = m.group(1), m.group(2)
-    params = {k: v.strip() for k, v in _KV.findall(body)}
-    if name == "swizzled_shared":
-        order = _ints(params.get("order", ""), f"{field}.order")
-        return SharedLayout(
-            "swizzled",
-            len(order) or None,
-            order,
-            _param(params.get("vec", "1"), f"{field}.vec", 1),
-            _param(params.get("perPhase", "1"), f"{field}.perPhase", 1),
-            _param(params.get("maxPhase", "1"), f"{field}.maxPhase", 1),
-            key=key,
-        )
-    cga = _ints(params.get("CTAsPerCGA", ""), f"{field}.CTAsPerCGA")
-    return SharedLayout(
-        "nvmma",
-        len(cga) if cga else 2,
-        swizzle_bytes=_param(
-            params.get("swizzlingByteWidth", "0"), f"{field}.swizzlingByteWidth", 0
-        ),
-        transposed=_flag(params.get("transposed", "false"), f"{field}.transposed"),
-        elem_bits=_param(params.get("elementBitWidth", "0"), f"{field}.elementBitWidth", 0),
-        key=key,
-    )
-
-
-def _other_layout(text: str, key: str) -> SharedLayout:
-    """A layout attribute the spec does not model, with the rank it states (layouts.py reads
-    it); text that is no attribute (an undefined alias) is "unknown"."""
-    try:
-        lay = parse_layout(text, "layout")
-    except RequestError:
-        lay = None
-    if lay is None or lay.kind != "other":
-        return SharedLayout("unknown", None, key=key if lay is not None else text)
-    return SharedLayout("other", lay.rank, key=key)
-
-
-def _offset_swizzled(lay: SharedLayout, shape: list[int], coord: list[int]) -> int:
+def _offset_swizzled(lay: Layout, shape: list[int], coord: list[int]) -> int:
     """Linear offset (elements) of ``coord`` in a swizzled_shared buffer of ``shape``. The
     layout's dims are the trailing ones; a leading dim it leaves out is outermost."""
     n = len(shape)
@@ -188,7 +52,7 @@ def _offset_swizzled(lay: SharedLayout, shape: list[int], coord: list[int]) -> i
     return off
 
 
-def _offset_nvmma(lay: SharedLayout, shape: list[int], coord: list[int]) -> int:
+def _offset_nvmma(lay: Layout, shape: list[int], coord: list[int]) -> int:
     """Linear offset (elements) of ``coord`` in an NVMMA-swizzled buffer of ``shape``: the
     contiguous dim is cut into rows of the swizzle width, 16-byte chunks XOR the row phase."""
     n = len(shape)
@@ -223,11 +87,11 @@ def _offset_nvmma(lay: SharedLayout, shape: list[int], coord: list[int]) -> int:
     return lead + off
 
 
-def split_keeps_swizzle(lay: SharedLayout, src: list[int], dst: list[int]) -> bool:
+def split_keeps_swizzle(lay: Layout | None, src: list[int], dst: list[int]) -> bool:
     """Triton's subslice swizzle check: for every split dim, each power-of-2 multiple of the
     result's size below the source's size must map to a power-of-2 offset (so adding the
     subslice offset never carries into the swizzle bits)."""
-    if lay.kind not in ("swizzled", "nvmma") or len(src) != len(dst):
+    if lay is None or lay.kind not in ("swizzled", "nvmma") or len(src) != len(dst):
         return True
     offset = _offset_nvmma if lay.kind == "nvmma" else _offset_swizzled
     outside = len(src) - (lay.rank or len(src))
@@ -244,9 +108,9 @@ def split_keeps_swizzle(lay: SharedLayout, src: list[int], dst: list[int]) -> bo
     return True
 
 
-def nvmma_fits(lay: SharedLayout, shape: list[int | None], bits: int) -> bool:
+def nvmma_fits(lay: Layout | None, shape: list[int | None], bits: int) -> bool:
     """An NVMMA layout's contiguous dim covers at least one swizzle row."""
-    if lay.kind != "nvmma" or not lay.swizzle_bytes or len(shape) < 2:
+    if lay is None or lay.kind != "nvmma" or not lay.swizzle_bytes or len(shape) < 2:
         return True
     dim = shape[-2] if lay.transposed else shape[-1]
     if dim is None:
@@ -254,10 +118,12 @@ def nvmma_fits(lay: SharedLayout, shape: list[int | None], bits: int) -> bool:
     return dim * max(bits, 1) >= lay.swizzle_bytes * 8
 
 
-def nvmma_rows(lay: SharedLayout, shape: list[int | None]) -> bool:
+def nvmma_rows(lay: Layout | None, shape: list[int | None]) -> bool:
     """A swizzled NVMMA layout spans at least one 8-row swizzle pattern: the dims it covers,
     other than the contiguous one, hold at least 8 rows."""
     n = len(shape)
+    if lay is None:
+        return True
     rank = lay.rank or n
     if lay.kind != "nvmma" or not lay.swizzle_bytes or n < 2 or rank < 2:
         return True
@@ -273,7 +139,7 @@ def type_facts(
     prefix: str,
     shape: list[int | None],
     alloc: list[int | None] | None,
-    lay: SharedLayout,
+    lay: Layout | None,
     bits: int,
 ) -> Facts:
     """The memdesc type's own facts for one side (``src`` or ``res``)."""
@@ -286,7 +152,8 @@ def type_facts(
     return {
         f"{prefix}_rank": len(shape),
         f"{prefix}_alloc_rank": len(alloc_l),
-        f"{prefix}_lay_rank": lay.rank if lay.rank is not None else len(shape),
+        # A layout that states no rank (none, an undefined alias) is taken to fit the shape.
+        f"{prefix}_lay_rank": len(shape) if lay is None or lay.rank is None else lay.rank,
         f"{prefix}_d0_pow2": bool(shape) and is_pow2(shape[0]),
         f"{prefix}_tail_pow2": all(is_pow2(d) for d in tail),
         f"{prefix}_nonzero": all(d is None or d > 0 for d in shape),
@@ -331,7 +198,7 @@ def index_value(raw: Any) -> tuple[bool, int]:
 
 
 def subslice_facts(
-    offsets: Any, src: list[int | None], dst: list[int | None], lay: SharedLayout
+    offsets: Any, src: list[int | None], dst: list[int | None], lay: Layout | None
 ) -> Facts:
     if not isinstance(offsets, list) or not all(
         isinstance(o, int) and not isinstance(o, bool) for o in offsets
@@ -350,7 +217,8 @@ def subslice_facts(
     # power-of-2 sizes).
     # A leading buffer dim outside the layout may be cut anywhere (3.9 allows it).
     # (A layout of higher rank than the shape, which a type rule rejects, covers every dim.)
-    inner = range(max(len(s) - (lay.rank or len(s)), 0), len(s))
+    rank = lay.rank if lay is not None and lay.rank else len(s)
+    inner = range(max(len(s) - rank, 0), len(s))
     out["sub_tile_ok"] = all(offsets[d] & (t[d] - 1) == 0 for d in inner if split[d] and t[d])
     out["sub_off_lt"] = all(
         0 <= o < a or (o == 0 and a == 0) for o, a in zip(offsets, s, strict=False)

@@ -1,11 +1,12 @@
 """Judging a request whose facts are not all known, and naming the rules left unjudged.
 
 A layout the spec does not model (``#ttg.padded_shared``, ``#ttg.shared_linear``, a tensor
-memory encoding) or tensor memory says nothing of where a view's bytes lie, and lint may not
-know where a traced source starts. The facts that depend on that are unknown: request.py still
-fills them in (with dense, shared-memory values), so a rule that reads one is not judged unless
-its guard is false whatever the unknown facts are. ``alias-spec check`` and ``alias-spec lint``
-both judge through ``judge_facts``.
+memory encoding), an attribute alias the input does not define, or tensor memory says nothing
+of where a view's bytes lie, and lint may not know where a traced source starts. The facts that
+depend on that are unknown: request.py still fills them in (with dense, shared-memory values),
+so a rule that reads one is not judged unless its guard is false whatever the unknown facts
+are. ``alias-spec check`` and ``alias-spec lint`` both take the unknown facts from
+``unmodelled_facts`` and judge through ``judge_facts``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from alias_spec.model import dsl
 from alias_spec.model.catalogue import compiled, rules_for
 from alias_spec.model.facts import Facts
 from alias_spec.model.interp import check_facts
+from alias_spec.model.layouts import Layout
 from alias_spec.model.verdict import Violation
 
 # Facts that depend on where the allocation starts (lint cannot know them when it does not
@@ -34,13 +36,37 @@ LAYOUT_FACTS = frozenset(
 # Ops whose result start (``off``) comes from the byte model (a reinterpret's is always 0 and
 # an alias's is its attribute).
 OFF_FROM_BYTES = frozenset({"ttg.memdesc_index", "ttg.memdesc_subslice"})
+# Ops whose rules ask whether both sides have the same encoding (``same_enc``).
+SAME_ENCODING_OPS = frozenset(
+    {"ttg.memdesc_reinterpret", "ttg.memdesc_index", "ttg.memdesc_subslice"}
+)
 
 
-def unmodelled_facts(op: str, known: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The facts a view of ``op`` cannot know when its layout or memory is not modelled, less
-    ``known`` (e.g. a layout rank its attribute states)."""
+def stated_facts(prefix: str, lay: Layout | None) -> frozenset[str]:
+    """The facts of one side (``src`` or ``res``) that its layout attribute states even where
+    the spec does not know where its bytes lie: its rank, when it states one, and whether it is
+    an NVMMA layout (the NVMMA facts hold trivially for any other attribute). No layout, or an
+    attribute alias nobody defined, states nothing."""
+    if lay is None or lay.kind == "unresolved":
+        return frozenset()
+    out = {f"{prefix}_nvmma_fits", f"{prefix}_nvmma_rows"}
+    if lay.rank is not None:
+        out.add(f"{prefix}_lay_rank")
+    return frozenset(out)
+
+
+def unmodelled_facts(op: str, source: Layout | None, result: Layout | None) -> frozenset[str]:
+    """The facts a view of ``op`` cannot know when where its bytes lie is not modelled (a
+    layout or memory the spec does not model, on the view or on the way to it), less what its
+    two layouts state. ``alias-spec check`` (request.py) and ``alias-spec lint`` both ask
+    here."""
     out = BYTE_FACTS | LAYOUT_FACTS | (frozenset({"off"}) if op in OFF_FROM_BYTES else frozenset())
-    return out - known
+    # An undefined alias may name any encoding: only the same name on both sides is known to
+    # be the same encoding.
+    unresolved = any(lay is not None and lay.kind == "unresolved" for lay in (source, result))
+    if op in SAME_ENCODING_OPS and unresolved and source != result:
+        out |= {"same_enc"}
+    return out - stated_facts("src", source) - stated_facts("res", result)
 
 
 def eval3(e: dsl.Expr, facts: Facts, unknown: frozenset[str]) -> int | bool | None:

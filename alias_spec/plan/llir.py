@@ -35,6 +35,7 @@ _CONST_GEP = re.compile(
     r"getelementptr\s+(?:inbounds\s+|nuw\s+|nusw\s+|inrange\(\S+\)\s+)*\((.*)\)$"
 )
 _SMEM = "@global_smem"
+_NAMES = re.compile(r"%[\w.$-]+")
 WIDTH = 32  # shared-memory addresses (the data layout's p3:32)
 INVARIANT_STEPS = 8  # iterations before widening a loop-carried value's interval
 OPT_TIMEOUT_MS = 5_000
@@ -78,6 +79,28 @@ class LFunction:
     terminators: dict[str, str] = field(default_factory=dict)  # block -> its terminator
     entry: str = ""
     back_edges: set[tuple[str, str]] = field(default_factory=set)  # (from, to) closing a loop
+
+    tainted: set[str] = field(default_factory=set)  # values that may carry a shared address
+
+    def find_taint(self) -> None:
+        """Every value computed from ``@global_smem`` by any op, modelled or not, except what
+        memory reads and comparisons produce (data, not addresses): an asm or intrinsic that
+        takes one and is not modelled is then a note, never silently passed over."""
+        data = re.compile(
+            r"^(?:(?:tail|musttail|notail)\s+)?(?:load|atomicrmw|cmpxchg|icmp|fcmp)\b"
+        )
+        reads = re.compile(r"\b(?:ld|atom|ldmatrix)\.")
+        changed = True
+        while changed:
+            changed = False
+            for name, (_, rhs) in self.defs.items():
+                if name in self.tainted or data.match(rhs):
+                    continue
+                if " asm " in rhs and reads.search(rhs):
+                    continue
+                if _SMEM in rhs or any(n in self.tainted for n in _NAMES.findall(rhs)):
+                    self.tainted.add(name)
+                    changed = True
 
     def find_back_edges(self) -> None:
         """Edges to a block still on the depth-first path from the entry: every cycle of the
@@ -193,6 +216,7 @@ def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int
             continue
         if line.startswith("}"):
             cur.find_back_edges()
+            cur.find_taint()
             cur = None
             continue
         cur.body.append((no, line))
@@ -779,6 +803,12 @@ def _arg(ev: Evaluator, text: str) -> Value | None:
     return v if v.smem and isinstance(v.expr, z3.BitVecRef) else None
 
 
+def _tainted(ev: Evaluator, text: str) -> bool:
+    """Whether an argument may carry a shared address (modelled exactly or not)."""
+    tok = _ty_tok(text)[1]
+    return _SMEM in tok or any(n in ev.fn.tainted for n in _NAMES.findall(tok))
+
+
 def _asm_accesses(rhs: str, ev: Evaluator, no: int, col: int, dbg: str | None,
                   out: list[Access], unread: list[str]) -> None:  # fmt: skip
     m = _ASM_CALL.search(rhs)
@@ -795,6 +825,10 @@ def _asm_accesses(rhs: str, ev: Evaluator, no: int, col: int, dbg: str | None,
             i = k - outputs
             values[k] = _arg(ev, args[i]) if 0 <= i < len(args) else None
         return values[k]
+
+    def tainted(k: int) -> bool:
+        i = k - outputs
+        return 0 <= i < len(args) and _tainted(ev, args[i])
 
     text = re.sub(r"//[^\n]*", "", text)  # comments name operands without using them
     for ins in re.split(r"[;\n]", text):
@@ -818,6 +852,9 @@ def _asm_accesses(rhs: str, ev: Evaluator, no: int, col: int, dbg: str | None,
             in_brackets.add(k)
             v = operand(k)
             if v is None:
+                if tainted(k):
+                    unread.append(f"line {no}: {ins.split()[0]} on an address computed from "
+                                  "shared memory in a way not modelled")  # fmt: skip
                 continue
             size = _asm_size(ins)
             if size is None:
@@ -830,7 +867,7 @@ def _asm_accesses(rhs: str, ev: Evaluator, no: int, col: int, dbg: str | None,
                               Value(expr, True, v.opaque), dbg, cond))  # fmt: skip
         bare = {int(k) for k in _OPERAND.findall(_MEM_OPERAND.sub("", ins))} - in_brackets
         for k in sorted(bare):
-            if operand(k) is not None:
+            if operand(k) is not None or tainted(k):
                 what = "wgmma operand descriptors" if "wgmma" in ins else ins.split()[0]
                 unread.append(f"line {no}: {what} take a shared address as a value "
                               "(not modelled)")  # fmt: skip
@@ -877,8 +914,12 @@ def accesses(fn: LFunction, ev: Evaluator, meta: dict[str, str]) -> tuple[list[A
             if not cm:
                 continue
             callee = cm.group(1)
-            smem = [v for a in _split_top(cm.group(2)) if (v := _arg(ev, a)) is not None]
+            call_args = _split_top(cm.group(2))
+            smem = [v for a in call_args if (v := _arg(ev, a)) is not None]
             if not smem:
+                if any(_tainted(ev, a) for a in call_args):
+                    unread.append(f"line {no}: @{callee} takes a value computed from a shared "
+                                  "address (not modelled)")  # fmt: skip
                 continue
             size = _intrinsic_size(callee)
             if size is None or not callee.startswith("llvm."):

@@ -81,7 +81,7 @@ def _alone(profile: str, rule_id: str, env: Env) -> list[z3.BoolRef]:
 def _pair(profile: str, rule_id: str, free: tuple[str, ...]):
     """A violating-alone request and a valid one that differ only in ``free`` facts."""
     bad_env, good_env = fact_vars(), fact_vars("good_")
-    _, m = solve(
+    found = solve(
         lambda: [invariants(bad_env), family(bad_env), invariants(good_env), family(good_env)],
         lambda: [
             *_alone(profile, rule_id, bad_env),
@@ -90,9 +90,9 @@ def _pair(profile: str, rule_id: str, free: tuple[str, ...]):
         lambda: [bad_env[k] == good_env[k] for k in bad_env if k not in free],
         timeout_ms=20000,
     )
-    if m is None:
+    if found.model is None:
         return None
-    return model_facts(m, bad_env), model_facts(m, good_env)
+    return model_facts(found.model, bad_env), model_facts(found.model, good_env)
 
 
 def rule_edges(profile: str, rule_id: str) -> list[tuple[str, Facts]]:

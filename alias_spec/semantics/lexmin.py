@@ -16,6 +16,7 @@ objectives one after the other, so the witness is the same wherever the bisectio
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 import z3
 
@@ -28,11 +29,21 @@ from alias_spec.semantics.z3expr import model_facts
 Group = Sequence[z3.BoolRef] | Callable[[], Sequence[z3.BoolRef]]
 
 
+class Found(NamedTuple):
+    """A search's answer. ``solver`` keeps the search's terms alive for as long as the caller
+    holds this: z3 reuses the ids of freed terms, and later models depend on those ids, so a
+    caller that reads the model while the solver lives must keep doing so."""
+
+    result: z3.CheckSatResult
+    model: z3.ModelRef | None
+    solver: z3.Solver
+
+
 def solve(
     *groups: Group,
     objectives: Sequence[z3.ArithRef] = (),
     timeout_ms: int = 20000,
-) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+) -> Found:
     """The solver's answer on the constraint ``groups`` (asserted one group at a time, in
     order) and, when sat, a model minimising ``objectives`` in order (each assumed >= 0). A
     check that times out counts as no improvement, so the model is then a model, if not the
@@ -43,7 +54,7 @@ def solve(
         s.add(*(group() if callable(group) else group))
     result = s.check()
     if result != z3.sat:
-        return result, None
+        return Found(result, None, s)
     model = s.model()
     for obj in objectives:
         hi = model.eval(obj, model_completion=True).as_long()
@@ -59,7 +70,7 @@ def solve(
                 lo = mid + 1
             s.pop()
         s.add(obj == hi)
-    return result, model
+    return Found(result, model, s)
 
 
 def search(
@@ -68,9 +79,10 @@ def search(
     objectives: Sequence[z3.ArithRef] = (),
     timeout_ms: int = 20000,
 ) -> Facts | None:
-    """The values of ``env`` in :func:`solve`'s model, or None when it finds none."""
-    _, model = solve(*groups, objectives=objectives, timeout_ms=timeout_ms)
-    return None if model is None else model_facts(model, env)
+    """The values of ``env`` in :func:`solve`'s model (read while its solver lives), or None
+    when it finds none."""
+    found = solve(*groups, objectives=objectives, timeout_ms=timeout_ms)
+    return None if found.model is None else model_facts(found.model, env)
 
 
 def lex_minimize(
@@ -80,4 +92,4 @@ def lex_minimize(
 ) -> z3.ModelRef | None:
     """A model of ``query`` minimising ``objectives`` in order, or None when ``query`` has no
     model the solver finds (:func:`solve` on one constraint)."""
-    return solve([query], objectives=objectives, timeout_ms=timeout_ms)[1]
+    return solve([query], objectives=objectives, timeout_ms=timeout_ms).model

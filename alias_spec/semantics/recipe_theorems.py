@@ -438,7 +438,7 @@ def recipe_theorems() -> list[Theorem]:
 def hypotheses_satisfiable(t: Theorem, timeout_ms: int = 60000) -> bool:
     """The theorem is not vacuous: some alias request meets all its hypotheses."""
     claim, _ = t.build()
-    return solve(lambda: [claim.arg(0)], timeout_ms=timeout_ms)[0] == z3.sat
+    return solve(lambda: [claim.arg(0)], timeout_ms=timeout_ms).result == z3.sat
 
 
 def smallest_counterexample(t: Theorem, timeout_ms: int = 20000) -> dict[str, Any] | None:
@@ -454,8 +454,9 @@ def smallest_counterexample(t: Theorem, timeout_ms: int = 20000) -> dict[str, An
         term("src_bytes", a) + term("res_bytes", a),
         a["off"] + a["src_base"] + a["src_start"] + a["align"] + a["p0"],
     ]
-    query = z3.And(claim.arg(0), z3.Not(claim.arg(1)))
-    _, m = solve([query], objectives=objectives, timeout_ms=timeout_ms)
+    refuted = z3.And(claim.arg(0), z3.Not(claim.arg(1)))
+    m = solve([refuted], objectives=objectives, timeout_ms=timeout_ms).model
+    del refuted  # freed with the solver: the ids of later terms, so later models, depend on it
     if m is None:
         return None
     shown = (

@@ -398,10 +398,10 @@ def _run_query(
     model = None
     if "z3" in solvers:
         # Look for a small model first: witnesses and counterexamples stay readable.
-        bounds = lambda: [small(e) for e in envs.values()]  # noqa: E731
-        r, model = solve([query], bounds, timeout_ms=timeout_ms)
-        if r != z3.sat:
-            r, model = solve([query], timeout_ms=timeout_ms)
+        found = solve([query], lambda: [small(e) for e in envs.values()], timeout_ms=timeout_ms)
+        if found.result != z3.sat:
+            found = solve([query], timeout_ms=timeout_ms)
+        r, model = found.result, found.model
         verdicts["z3"] = _meaning(t, r)
     if "cvc5" in solvers:
         s = z3.Solver()

@@ -29,10 +29,10 @@ from alias_spec.model.dtypes import WIDTHS, mlir_name
 from alias_spec.model.facts import OPS
 from alias_spec.model.layouts import NVMMA_SWIZZLES
 from alias_spec.model.physical import DEFAULT_ALIGNMENT, swizzle_repeat
-from alias_spec.semantics.lexmin import search
+from alias_spec.semantics.lexmin import solve
 from alias_spec.semantics.recipe_theorems import recipe_theorems, smallest_counterexample
 from alias_spec.semantics.theorems import Outcome, Theorem, run_theorem
-from alias_spec.semantics.z3expr import Env, fact_vars, holds, term, valid
+from alias_spec.semantics.z3expr import Env, fact_vars, holds, model_facts, term, valid
 from alias_spec.semantics.z3expr import invariants as _invariants
 
 TRITON = ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9")
@@ -366,9 +366,10 @@ def _smallest(query: z3.BoolRef, env: Env, op: str, timeout_ms: int) -> dict[str
         objectives.append(z3.If(env[name] < 0, 1, 0))
         objectives.append(z3.If(env[name] >= 0, env[name], -env[name]))
     objectives += [env["src_bits"], env["res_bits"], env["src_elems"], env["res_elems"]]
-    facts = search([query], env=env, objectives=objectives, timeout_ms=timeout_ms)
-    if facts is None:
+    model = solve([query], objectives=objectives, timeout_ms=timeout_ms).model
+    if model is None:
         return None
+    facts = model_facts(model, env)
     x = {k[2:]: v for k, v in facts.items() if k.startswith("x_")}
     return {"facts": facts, "request": to_view_request(facts, x, op)}
 

@@ -9,6 +9,7 @@ the others, so each release can be run in its own environment.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -168,8 +169,8 @@ def render(data: dict[str, Any]) -> str:
                 index = req["index"]
                 extra = " runtime index" if index is None else f" index {index}"
             out.append(
-                f"- {version}, `{req['op']}`{extra}: `{req['source']}` -> `{req['result']}`: "
-                f"{', '.join(e['safe_rules'])}"
+                f"- {version}, {code(req['op'])}{extra}: {code(req['source'])} → "
+                f"{code(req['result'])}: {', '.join(code(r) for r in e['safe_rules'])}"
             )
     out += ["", "## Aborts (findings about Triton)", ""]
     out += [
@@ -182,12 +183,24 @@ def render(data: dict[str, Any]) -> str:
     for version, r in rel.items():
         for e in r["aborts"]:
             req = e["request"]
+            # The whole message, as code: it is Triton's text, not ours.
             out.append(
-                f"- {version}, `{req['op']}`: `{req['source']}` -> `{req['result']}`: "
-                f"{e['triton_error'][:120]}"
+                f"- {version}, {code(req['op'])}: {code(req['source'])} → "
+                f"{code(req['result'])}<br>aborts: {code(e['triton_error'])}"
             )
     out.append("")
     return "\n".join(out)
+
+
+def code(text: str) -> str:
+    """Markdown inline code that shows ``text`` verbatim: Triton's messages hold C++
+    (``ArrayRef<unsigned int>::operator[](size_t)``) and backticks, which outside a code span
+    read as HTML tags and links, and which a one-backtick span cannot hold."""
+    text = " ".join(str(text).split()) or "(empty)"  # one line: a span cannot cross list lines
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""  # the renderer strips it; it keeps a `...' apart from the fence
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _ops(rel: dict[str, Any]) -> list[str]:
