@@ -54,20 +54,7 @@ class Known:
     matches: Callable[[rd.Divergence], bool]
 
 
-KNOWN: dict[str, Known] = {
-    "the frontend counts elements past int64 as static": Known(
-        "alias_spec/frontend/tle/place.py (alias_facts: src_static/res_static and the element "
-        "counts)",
-        "request.py counts a view whose element count passes INT64_MAX as not static (FlagTree's "
-        "verifier does), place.py as static with the unbounded count",
-        {
-            "source": {"shape": [4611686018427387904, 2], "dtype": "i8"},
-            "result": {"shape": [0], "dtype": "i8"},
-        },
-        "frontend",
-        lambda d: d.right == "frontend" and d.what == "facts" and _past_int64(d),
-    ),
-}
+KNOWN: dict[str, Known] = {}
 
 
 def classify(d: rd.Divergence) -> str | None:

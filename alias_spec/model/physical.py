@@ -10,10 +10,12 @@ they permute bytes within the allocation's rows, not which rows a view covers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
 from alias_spec.model.errors import RequestError
+from alias_spec.model.facts import INT64_MAX
 
 LEVELS = 3
 # Alignment (bytes) Triton gives a shared-memory allocation whose layout asks for no more.
@@ -37,6 +39,24 @@ def base_alignment(repeat: int, alignment: int = DEFAULT_ALIGNMENT) -> int:
     """Alignment of an allocation whose layout has swizzle repeat ``repeat`` (0: none) and
     states ``alignment``: Triton aligns it to both, and to at least the default."""
     return max(DEFAULT_ALIGNMENT, repeat, alignment)
+
+
+def static_elems(shape: Sequence[object]) -> tuple[bool, int]:
+    """(static, element count) of a shape, counted as FlagTree's MemDescAliasOp verifier
+    counts it (getStaticMemDescByteSize): dims multiplied in order, each product checked
+    against int64 before it is formed. Not static: a dim that is not an integer (dynamic), a
+    negative dim, a dim no int64 shape can hold, or a count past INT64_MAX before the first
+    zero dim (a zero dim after an overflow does not undo it; dims after a zero dim cannot
+    overflow). The byte size (count x element bytes) is alias.size.static's to judge. Every
+    path from input to facts (requests, lint, the frontend) counts with this function."""
+    n = 1
+    for d in shape:
+        if not isinstance(d, int) or isinstance(d, bool) or d < 0 or d > INT64_MAX:
+            return False, 0
+        if d != 0 and n > INT64_MAX // d:
+            return False, 0
+        n *= d
+    return True, n
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +15,7 @@ from alias_spec.model.facts import INT64_MAX, OPS, SCOPES, SPACES, Facts, elem_b
 from alias_spec.model.layouts import Layout, parse_layout, repeat_of
 from alias_spec.model.literals import INT64_MIN, JSON_INT_MAX
 from alias_spec.model.memdesc import parse_memdesc
-from alias_spec.model.physical import EMPTY, base_alignment, footprint
+from alias_spec.model.physical import EMPTY, base_alignment, footprint, static_elems
 from alias_spec.model.triton_facts import (
     NEUTRAL_OP_FACTS,
     canonical_dtype,
@@ -68,6 +70,17 @@ def _key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else shown(key)
 
 
+def _unknown_field(key: str, allowed: Collection[str], prefix: str = "") -> RequestError:
+    """The error for a field no request of this kind has, naming the nearest allowed one when
+    the name looks like a typo of it."""
+    problem = "unknown field"
+    if isinstance(key, str):
+        near = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.6)
+        if near:
+            problem += f"; did you mean {near[0]!r}?"
+    return RequestError(f"{prefix}{_key(key)}", problem)
+
+
 def _choice(v: Any, names: dict[str, int], fld: str) -> int:
     """The code of a name among ``names``; any other JSON value names ``fld``."""
     if not isinstance(v, str) or v not in names:
@@ -104,7 +117,7 @@ def _side(value: Any, name: str, aliases: dict[str, str]) -> dict[str, Any]:
     allowed = SIDE_KEYS | (SOURCE_ONLY if name == "source" else set())
     for key in value:
         if key not in allowed:
-            raise RequestError(f"{name}.{_key(key)}", "unknown field")
+            raise _unknown_field(key, allowed, f"{name}.")
     for key in ("shape", "dtype"):
         if key not in value:
             raise RequestError(f"{name}.{key}", "missing")
@@ -206,23 +219,6 @@ def _request(
     return Request(facts, obj, tuple(notes), unknown, why, layouts)
 
 
-def _elems(shape: list[int | None]) -> tuple[bool, int]:
-    """(static, element count) of a shape, counted as FlagTree's MemDescAliasOp verifier
-    counts it (getStaticMemDescByteSize): dims multiplied in order, each product checked
-    against int64 before it is formed. Not static: a dynamic or negative dim, a dim no int64
-    shape can hold, or a count past INT64_MAX before the first zero dim (a zero dim after an
-    overflow does not undo it; dims after a zero dim cannot overflow). The byte size
-    (count x element bytes) is alias.size.static's to judge."""
-    n = 1
-    for d in shape:
-        if d is None or d < 0 or d > INT64_MAX:
-            return False, 0
-        if d != 0 and n > INT64_MAX // d:
-            return False, 0
-        n *= d
-    return True, n
-
-
 def _source_geometry(src: dict[str, Any], shape: list[int | None], static: bool) -> dict[str, int]:
     alloc_raw = src.get("alloc_shape")
     offsets_raw = src.get("view_offsets")
@@ -266,7 +262,7 @@ def parse_request(obj: Any) -> Request:
         return _parse_view_request(obj, op)
     for key in obj:
         if key not in TOP_KEYS | META_KEYS:
-            raise RequestError(_key(key), "unknown field")
+            raise _unknown_field(key, TOP_KEYS | META_KEYS)
     for key in ("source", "result"):
         if key not in obj:
             raise RequestError(key, "missing")
@@ -280,8 +276,8 @@ def parse_request(obj: Any) -> Request:
 
     src_shape = _shape(src["shape"], "source.shape", True)
     res_shape = _shape(res["shape"], "result.shape", True)
-    src_static, src_elems = _elems(src_shape)
-    res_static, res_elems = _elems(res_shape)
+    src_static, src_elems = static_elems(src_shape)
+    res_static, res_elems = static_elems(res_shape)
     src_layout, res_layout = _layouts(src, res, aliases, notes)
     default_align = base_alignment(repeat_of(src_layout))
 
@@ -348,7 +344,7 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
         if key in ALIAS_ONLY:
             raise RequestError(key, f"only a tle.memdesc_alias request takes it, not {op}")
         if key not in allowed:
-            raise RequestError(_key(key), "unknown field")
+            raise _unknown_field(key, allowed)
     for key in ("source", "result", *OP_KEYS.get(op, ())):
         if key not in obj and key != "index":
             raise RequestError(key, "missing")
@@ -358,8 +354,8 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     notes: list[str] = []
     src_shape = _shape(src["shape"], "source.shape", True)
     res_shape = _shape(res["shape"], "result.shape", True)
-    src_static, src_elems = _elems(src_shape)
-    res_static, res_elems = _elems(res_shape)
+    src_static, src_elems = static_elems(src_shape)
+    res_static, res_elems = static_elems(res_shape)
     src_layout, res_layout = _layouts(src, res, aliases, notes)
     default_align = base_alignment(repeat_of(src_layout))
     src_bits = dtype_bits(src["dtype"], "source.dtype")
@@ -510,3 +506,18 @@ def load_requests(text: str) -> list[Any]:
     if _too_deep(data):
         raise RequestError("input", f"nested more than {MAX_DEPTH} levels deep")
     return data if isinstance(data, list) else [data]
+
+
+def parse_requests(items: list[Any]) -> list[Request | RequestError]:
+    """Each item of a request list parsed on its own: a bad one becomes its RequestError (the
+    field prefixed by ``request[i].`` when the list holds several), so the good ones are still
+    judged."""
+    out: list[Request | RequestError] = []
+    for i, item in enumerate(items):
+        try:
+            out.append(parse_request(item))
+        except RequestError as exc:
+            if len(items) > 1:
+                exc = RequestError(f"request[{i}].{exc.field}", exc.problem)
+            out.append(exc)
+    return out

@@ -14,7 +14,13 @@ from math import prod
 from alias_spec.model import physical
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import CONSTANTS, Facts
-from alias_spec.model.physical import DEFAULT_ALIGNMENT, Footprint, base_alignment, swizzle_repeat
+from alias_spec.model.physical import (
+    DEFAULT_ALIGNMENT,
+    Footprint,
+    base_alignment,
+    static_elems,
+    swizzle_repeat,
+)
 
 SMEM, TMEM = CONSTANTS["SMEM"], CONSTANTS["TMEM"]
 LEVELS = physical.LEVELS
@@ -229,8 +235,7 @@ def alias_facts(
     off: object,
 ) -> Facts:
     """The spec's primitive facts for one ``alloc(alias=...)`` call."""
-    res_static = all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in res_shape)
-    res_elems = prod(res_shape) if res_static else 0  # type: ignore[arg-type]
+    res_static, res_elems = static_elems(res_shape)
     off_int = isinstance(off, int) and not isinstance(off, bool)
     facts: Facts = {
         "src_buffered": src.buffered,
@@ -262,15 +267,17 @@ def alias_facts(
         facts.update(src_start=0, run=e, p0=e, c0=1, p1=e, c1=1, p2=e, c2=1)
         return facts
     p = src.place
-    fp = footprint(src.shape, p.block, p.offsets or (0,) * len(p.block))
+    src_static, src_elems = static_elems(src.shape)
     facts.update(
         src_bits=src.bits,
-        src_static=True,
-        src_elems=prod(src.shape),
+        src_static=src_static,
+        src_elems=src_elems,
         src_base=p.base,
         align=p.align,
     )
-    facts.update(fp.facts())
+    # A source whose element count passes int64 has no footprint (as for a request).
+    fp = footprint(src.shape, p.block, p.offsets or (0,) * len(p.block)) if src_static else None
+    facts.update(fp.facts() if fp is not None else physical.EMPTY.facts())
     return facts
 
 
