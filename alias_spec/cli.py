@@ -14,10 +14,13 @@ from alias_spec.engines import registry
 from alias_spec.engines.registry import NAMES as ENGINES
 from alias_spec.model.catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, rules_for
 from alias_spec.model.errors import RequestError, one_line
-from alias_spec.model.request import Request, load_requests, parse_request
+from alias_spec.model.request import Request, load_requests
 from alias_spec.model.verdict import Verdict
 
 EXAMPLE = "examples/request.json"
+# check's engine: the generated Python checks judge in microseconds; z3 (seconds per hundred
+# requests) still gives the fixes and implications, whatever the engine.
+DEFAULT_ENGINE = "python"
 # The most any command reads from a file or stdin: far above any request list or TTGIR dump,
 # and it stops an endless input (/dev/zero, a runaway pipe) before it fills the memory.
 MAX_INPUT_MIB = 64
@@ -47,28 +50,33 @@ def _read_bounded(stream: IO[Any], limit: int) -> str | bytes | None:
     return "".join(chunks)
 
 
+def _input_name(path: str) -> str:
+    """How an error names the input: its path, or ``input`` for stdin."""
+    return "input" if path == "-" else path
+
+
 def _read(path: str, limit: int = MAX_INPUT_BYTES) -> str:
     """The UTF-8 text of a file, or of stdin for ``-``, at most ``limit`` bytes; anything else
     (missing, unreadable, too large, not UTF-8) is a UsageError naming the input."""
-    name = "stdin" if path == "-" else path
+    name = _input_name(path)
     try:
         if path == "-":
             if sys.stdin is None:
-                raise UsageError("cannot read stdin: it is closed")
+                raise UsageError(f"{name}: cannot read: stdin is closed")
             data = _read_bounded(getattr(sys.stdin, "buffer", sys.stdin), limit)
         else:
             with open(path, "rb") as fh:
                 data = _read_bounded(fh, limit)
     except OSError as exc:
-        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+        raise UsageError(f"{name}: cannot read: {exc.strerror or exc}") from None
     if data is None:
-        raise UsageError(f"cannot read {name}: larger than the {limit / 2**20:g} MiB input limit")
+        raise UsageError(f"{name}: larger than the {limit / 2**20:g} MiB input limit")
     if isinstance(data, str):
         return data
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError(f"cannot read {name}: not UTF-8 text") from None
+        raise UsageError(f"{name}: not UTF-8 text") from None
 
 
 def _printable(text: str, stream: IO[str]) -> str:
@@ -134,11 +142,25 @@ def judge(req: Request, profile: str, engine: str, fixes: bool = True) -> Verdic
     return verdict
 
 
+def implications(req: Request, verdict: Verdict) -> dict[str, str]:
+    """Violated rule -> the earlier violated rule that implies it on this request (it fails
+    only where that one fails: ``alias.range.physical`` over a dense source is
+    ``alias.range.fits`` again)."""
+    if len(verdict.violations) < 2:
+        return {}
+    from alias_spec.semantics.fix import implied_by
+
+    return implied_by(req.facts, verdict.profile, verdict.rule_ids())
+
+
 def _fmt_values(values: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in values.items())
 
 
-def _human(verdict: Verdict, name: str) -> str:
+def _human(verdict: Verdict, name: str, implied: dict[str, str] | None = None) -> str:
+    from alias_spec.model.describe import describe
+
+    implied = implied or {}
     head = f"{name}: " if name else ""
     k = len(verdict.not_judged)
     unjudged = f"{k} rule{'s' * (k != 1)} not judged: {', '.join(verdict.not_judged)}"
@@ -148,13 +170,20 @@ def _human(verdict: Verdict, name: str) -> str:
         lines = [f"{head}PARTIAL: valid under {verdict.profile} for the judged rules; {unjudged}"]
     else:
         n = len(verdict.violations)
+        also = f" ({len(implied)} implied by another)" if implied else ""
         lines = [f"{head}INVALID under {verdict.profile}: {n} rule{'s' * (n != 1)} violated"
-                 + (f"; {unjudged}" if k else "")]  # fmt: skip
+                 + also + (f"; {unjudged}" if k else "")]  # fmt: skip
     for v in verdict.violations:
         r = rule(v.rule)
-        lines.append(f"  [{v.rule}] {v.message}")
+        cause = implied.get(v.rule)
+        lines.append(f"  [{v.rule}] {'also: ' if cause else ''}{v.message}")
         if v.values:
-            lines.append(f"      values: {_fmt_values(v.values)}")
+            lines.append(f"      values: {describe(v.values)}")
+        if cause:
+            # Same bytes as the rule that implies it: its why and fix are that rule's.
+            lines.append(f"      implied by {cause}: it fails only where {cause} fails "
+                         "on these sizes, and that rule's fix fixes it")  # fmt: skip
+            continue
         lines.append(f"      why: {r.prose}")
         if v.fix:
             lines.append(f"      fix: {_fmt_values(v.fix)}")
@@ -164,28 +193,80 @@ def _human(verdict: Verdict, name: str) -> str:
     return "\n".join(lines)
 
 
+def _verdict_json(verdict: Verdict, name: str | None, implied: dict[str, str]) -> dict[str, Any]:
+    """The verdict's JSON, with the request's name first, each violation's values also in
+    words (``values_text``) and, for a violation another one implies, ``implied_by``."""
+    from alias_spec.model.describe import describe
+
+    out = verdict.to_json()
+    for v in out["violations"]:
+        v["values_text"] = describe(v["values"])
+        if v["rule"] in implied:
+            v["implied_by"] = implied[v["rule"]]
+    return {"name": name, **out} if name is not None else out
+
+
+# A list's bad entries are reported on one stderr line; past this many characters the rest
+# are counted, not shown.
+BAD_SHOWN_CHARS = 300
+
+
+def _bad_line(where: str, bad: list[RequestError], total: int) -> str:
+    parts: list[str] = []
+    for exc in bad:
+        if parts and sum(len(p) + 2 for p in parts) + len(str(exc)) > BAD_SHOWN_CHARS:
+            break
+        parts.append(str(exc))
+    more = len(bad) - len(parts)
+    line = where + "; ".join(parts) + (f"; and {more} more" if more else "")
+    if total > 1:
+        line += f" ({len(bad)} of {total} requests not judged)"
+    return line
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    items = load_requests(_read(args.file))
+    from alias_spec.model.request import parse_requests
+
+    name = _input_name(args.file)
+    where = "" if args.file == "-" else f"{args.file}: "
+    try:
+        items = load_requests(_read(args.file))
+    except RequestError as exc:
+        if exc.field == "input":  # the whole input: named by its file
+            raise UsageError(f"{name}: {exc.problem}") from None
+        raise UsageError(f"{where}{exc}") from None
     if not items:
-        raise UsageError("input: no requests (an empty list)")
-    requests = []
-    for i, item in enumerate(items):
-        try:
-            requests.append(parse_request(item))
-        except RequestError as exc:
-            where = f"request[{i}]." if len(items) > 1 else ""
-            raise UsageError(f"{where}{exc}") from None
-    verdicts = [judge(r, args.profile, args.engine, not args.no_fix) for r in requests]
-    if args.json:
-        out = [v.to_json() for v in verdicts]
+        raise UsageError(f"{name}: no requests (an empty list)")
+    parsed = parse_requests(items)
+    bad = [p for p in parsed if isinstance(p, RequestError)]
+    verdicts: list[tuple[int, Request, Verdict, dict[str, str]]] = []
+    for i, p in enumerate(parsed):
+        if isinstance(p, Request):
+            v = judge(p, args.profile, args.engine, not args.no_fix)
+            verdicts.append((i, p, v, {} if args.no_fix else implications(p, v)))
+    if verdicts and args.json:
+        out: list[dict[str, Any]] = []
+        by_index = {i: (req, v, imp) for i, req, v, imp in verdicts}
+        for i, p in enumerate(parsed):
+            item_name = items[i].get("name") if isinstance(items[i], dict) else None
+            item_name = item_name if isinstance(item_name, str) else None
+            if isinstance(p, RequestError):
+                # Not judged: no verdict, and never "valid".
+                named = {"name": item_name} if item_name is not None else {}
+                out.append({**named, "valid": None, "status": "error", "error": str(p)})
+            else:
+                req, v, imp = by_index[i]
+                out.append(_verdict_json(v, item_name, imp))
         _out(json.dumps(out[0] if len(out) == 1 else out, indent=2))
-    else:
-        for i, (req, v) in enumerate(zip(requests, verdicts, strict=True)):
-            name = req.raw.get("name") or (f"request[{i}]" if len(verdicts) > 1 else "")
-            _out(_human(v, one_line(str(name))))
-    if not all(v.valid for v in verdicts):
+    elif verdicts:
+        for i, req, v, imp in verdicts:
+            label = req.raw.get("name") or (f"request[{i}]" if len(parsed) > 1 else "")
+            _out(_human(v, one_line(str(label)), imp))
+    if bad:
+        raise UsageError(_bad_line(where, bad, len(parsed)))
+    if not all(v.valid for _, _, v, _ in verdicts):
         return 1
-    return 3 if any(v.not_judged for v in verdicts) else 0
+    return 3 if any(v.not_judged for _, _, v, _ in verdicts) else 0
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -203,30 +284,69 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _err(text: str) -> None:
+    """A progress or summary line on stderr, flushed at once."""
+    print(_printable(text, sys.stderr), file=sys.stderr, flush=True)
+
+
 def cmd_prove(args: argparse.Namespace) -> int:
+    import time
+
     from alias_spec.semantics import theorems, triton_theorems
 
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
-    outcomes = []
-    if args.set in ("alias", "all"):
-        outcomes += theorems.prove(solvers, args.only)
-    if args.set in ("triton", "all"):
-        outcomes += triton_theorems.prove(solvers, args.only)
-    if not outcomes:
-        raise UsageError(f"no theorem id in set {args.set!r} starts with {args.only!r}")
+    modules = {"alias": [theorems], "triton": [triton_theorems], "all": [theorems,
+               triton_theorems]}[args.set]  # fmt: skip
+    plan = [
+        (mod, t.id)
+        for mod in modules
+        for t in mod.all_theorems()
+        if args.only is None or t.id.startswith(args.only)
+    ]
+    if not plan:
+        raise UsageError(f"--only: no theorem id in set {args.set!r} starts with {args.only!r}")
+    start = time.perf_counter()
+    outcomes: list[Any] = []
+    done: set[str] = set()
+    for mod, tid in plan:
+        if tid in done:
+            continue
+        # One theorem at a time through the module's own prove (which adds the witnesses its
+        # findings keep), so each is shown as soon as it is decided; the id as prefix may
+        # bring theorems whose ids extend it, shown then too.
+        for o in mod.prove(solvers, tid):
+            if o.theorem.id in done:
+                continue
+            done.add(o.theorem.id)
+            outcomes.append(o)
+            _show_outcome(o, len(outcomes), len(plan), args.json)
     if args.json:
-        print(json.dumps({"theorems": [o.to_json() for o in outcomes]}, indent=1))
+        _out(json.dumps({"theorems": [o.to_json() for o in outcomes]}, indent=1))
+    statuses = [o.status for o in outcomes]
+    findings = statuses.count("finding")
+    summary = (f"{len(outcomes)} theorems in {time.perf_counter() - start:.1f} s: "
+               f"{statuses.count('proved')} proved, {findings} finding{'s' * (findings != 1)}, "
+               f"{statuses.count('failed')} failed")  # fmt: skip
+    if args.json:
+        _err(summary)
     else:
-        for o in outcomes:
-            j = o.to_json()
-            via = ", ".join(f"{s}: {r}" for s, r in j["solvers"].items())
-            print(f"{j['status'].upper():<8} {j['id']} ({via}; {j['seconds']:.2f}s)")
-            print(f"         {j['statement']}")
-            if j["status"] != "proved" or j["id"].startswith("unsafe_accept."):
-                for role, ex in (j["counterexample"] or {}).items():
-                    shown = ex.get("request", ex.get("facts"))
-                    print(f"         {role}: {json.dumps(shown)}")
-    return 0 if all(o.status != "failed" for o in outcomes) else 1
+        _out(summary)
+    return 0 if "failed" not in statuses else 1
+
+
+def _show_outcome(o: Any, k: int, n: int, as_json: bool) -> None:
+    j = o.to_json()
+    if as_json:  # stdout holds the one JSON document: progress goes to stderr
+        _err(f"[{k}/{n}] {j['status'].upper()} {j['id']} ({j['seconds']:.2f}s)")
+        return
+    via = ", ".join(f"{s}: {r}" for s, r in j["solvers"].items())
+    lines = [f"{j['status'].upper():<8} {j['id']} ({via}; {j['seconds']:.2f}s)",
+             f"         {j['statement']}"]  # fmt: skip
+    if j["status"] != "proved" or j["id"].startswith("unsafe_accept."):
+        for role, ex in (j["counterexample"] or {}).items():
+            shown = ex.get("request", ex.get("facts"))
+            lines.append(f"         {role}: {json.dumps(shown)}")
+    _out("\n".join(lines))
 
 
 def cmd_gen(args: argparse.Namespace) -> int:
@@ -240,7 +360,12 @@ def cmd_gen(args: argparse.Namespace) -> int:
 def cmd_prove_cpp(args: argparse.Namespace) -> int:
     from alias_spec.backends.bv_proof import main
 
-    return main()
+    ids = [r.id for r in RULES if args.only is None or r.id.startswith(args.only)]
+    if not ids:
+        raise UsageError(f"--only: no rule id starts with {args.only!r}")
+    if args.timeout_ms < 1:
+        raise UsageError("--timeout-ms: must be at least 1")
+    return main(ids, args.timeout_ms)
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -249,17 +374,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     bad = [e for e in engines if e not in ENGINES]
     if bad or len(engines) < 2:
-        raise UsageError(f"--engines needs two or more of {', '.join(ENGINES)}")
+        raise UsageError(f"--engines: needs two or more of {', '.join(ENGINES)}")
     if args.cases < 1:
-        raise UsageError("--cases must be at least 1")
+        raise UsageError("--cases: must be at least 1")
     from pathlib import Path
 
     regressions = Path(args.regressions) if args.regressions else None
     if regressions is not None and regressions.exists() and not regressions.is_dir():
-        raise UsageError(f"--regressions {regressions}: not a directory")
+        raise UsageError(f"--regressions: {regressions} is not a directory")
     seed_cases = Path(args.seed_cases) if args.seed_cases else None
     if seed_cases is not None and not seed_cases.is_dir():
-        raise UsageError(f"--seed-cases {seed_cases}: not a directory")
+        raise UsageError(f"--seed-cases: {seed_cases} is not a directory")
+    _err(f"fuzzing {args.cases:,} cases (seed {args.seed}) with {', '.join(engines)}")
     return main(args.cases, args.seed, engines, save_dir=regressions, seed_cases=seed_cases)
 
 
@@ -270,8 +396,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
     text = _read(args.file)
     try:
         report = lint_text(text, args.file, args.profile)
-    except MlirError as exc:
-        raise UsageError(f"cannot read {args.file}: {exc}") from None
+    except MlirError as exc:  # read, but not a module lint understands
+        raise UsageError(f"{_input_name(args.file)}: {exc}") from None
     if args.format == "json":
         _out(json.dumps(to_json(report), indent=2))
     elif args.format == "sarif":
@@ -324,17 +450,51 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
     from alias_spec.docgen.docsite import main
 
-    return main(args.action, Path(args.root))
+    return main(args.action, Path(args.root), dev_addr=args.addr)
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Help that shows each option's default (unless the help text already says it, or the
+    option is a flag or has no default)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text
+            or default is None
+            or default is False
+            or default == argparse.SUPPRESS
+            or isinstance(action, argparse._HelpAction)
+        ):
+            return text
+        return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
+
+
+class _RawFormatter(_Formatter, argparse.RawDescriptionHelpFormatter):
+    """The same, keeping the description's own line breaks."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        fmt = kwargs["formatter_class"]
+        if fmt is argparse.RawDescriptionHelpFormatter:  # a subcommand's own choice
+            kwargs["formatter_class"] = _RawFormatter
+        super().__init__(**kwargs)
+
+
+PROFILE_HELP = "the rule set to judge by: " + ", ".join(PROFILES)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="alias-spec",
         description="Shared-memory alias rules for Triton-family compilers: check requests, "
         "list the rules, prove theorems about them, generate the compiler checks.",
         epilog=f"Try: alias-spec check {EXAMPLE}",
     )
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     c = sub.add_parser(
         "check",
@@ -343,6 +503,9 @@ def build_parser() -> argparse.ArgumentParser:
         "with an 'op' field) by the profile's rules. A layout whose byte placement the spec "
         "does not model (padded_shared, shared_linear, a tensor memory encoding) or tensor "
         "memory leaves the rules that need byte positions not judged: the verdict names them. "
+        "A list is judged entry by entry: a malformed entry is reported by its index and the "
+        "others are still judged. The verdict comes from --engine; fix suggestions and which "
+        "violation implies which come from z3 whatever the engine. "
         "Exit status: 0 every request valid with every rule judged, 1 a rule fires in some "
         "request, 2 malformed input (one line on stderr naming the field), 3 no rule fires "
         "but some rules were not judged (status 'partial' in --json).",
@@ -351,15 +514,28 @@ def build_parser() -> argparse.ArgumentParser:
         "file",
         help=f"a JSON request, a list of requests, or - for stdin (at most {MAX_INPUT_MIB} MiB)",
     )
-    c.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
-    c.add_argument("--engine", choices=ENGINES, default="z3", help="which backend judges")
-    c.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    c.add_argument("--no-fix", action="store_true", help="skip the solver's fix suggestions")
+    c.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE, help=PROFILE_HELP)
+    c.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=DEFAULT_ENGINE,
+        help="which engine gives the verdicts (all give the same ones; python is the fastest, "
+        "z3 the slowest)",
+    )
+    c.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    c.add_argument(
+        "--no-fix", action="store_true", help="skip z3's fix suggestions and implications"
+    )
     c.set_defaults(func=cmd_check)
 
-    r = sub.add_parser("rules", help="list the rule catalogue")
+    r = sub.add_parser(
+        "rules",
+        help="list the rule catalogue",
+        description="List every rule (or one profile's): its id, the profiles enforcing it, "
+        "its title, the formula that must hold and the guard under which it is evaluated.",
+    )
     r.add_argument("--profile", choices=list(PROFILES), help="only this profile's rules")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help="the rules as JSON, formulas included")
     r.set_defaults(func=cmd_rules)
 
     pr = sub.add_parser(
@@ -371,14 +547,17 @@ def build_parser() -> argparse.ArgumentParser:
         "release accepts that are unsafe (smallest witness), 3.8 reinterprets as aliases, "
         "and the frontend's Gluon recipes per release. A theorem is PROVED (holds, as "
         "expected), a FINDING (refuted, as expected: the counterexample is kept) or FAILED "
-        "(a solver disagrees or gives up). Exit 0 when nothing failed, 1 otherwise. "
-        "Everything takes several minutes; --json output is what docs/data/theorems.json "
-        "holds.",
+        "(a solver disagrees or gives up). Each theorem is printed as soon as it is decided "
+        "(with --json, a progress line per theorem goes to stderr), then a summary line. "
+        "Exit 0 when nothing failed, 1 otherwise. Everything takes several minutes; --json "
+        "output is what docs/data/theorems.json holds.",
     )
     pr.add_argument(
         "--set", choices=("alias", "triton", "all"), default="all", help="which theorems"
     )
-    pr.add_argument("--solver", choices=("z3", "cvc5", "both"), default="both")
+    pr.add_argument(
+        "--solver", choices=("z3", "cvc5", "both"), default="both", help="which solvers decide"
+    )
     pr.add_argument("--only", metavar="PREFIX", help="only theorems whose id starts so")
     pr.add_argument("--json", action="store_true", help="one JSON document on stdout")
     pr.set_defaults(func=cmd_prove)
@@ -394,18 +573,45 @@ def build_parser() -> argparse.ArgumentParser:
         "generates, else 0.",
     )
     g.add_argument("--check", action="store_true", help="exit 1 if any generated file is stale")
-    g.add_argument(
-        "--root", default=".", metavar="DIR", help="the checkout to generate into (default: .)"
-    )
+    g.add_argument("--root", default=".", metavar="DIR", help="the checkout to generate into")
     g.set_defaults(func=cmd_gen)
 
-    b = sub.add_parser("prove-cpp", help="prove the generated C++ arithmetic overflow-free")
+    b = sub.add_parser(
+        "prove-cpp",
+        help="prove the generated C++ arithmetic overflow-free",
+        description="Prove, with z3 over 64-bit bit-vectors, that every rule's generated C++ "
+        "(alias_rules.h) computes what the rule says: no intermediate overflows int64, no "
+        "division by zero, and the checked result equals the formula over mathematical "
+        "integers. One line per rule as it is decided, then a summary line. Exit 0 when "
+        "every rule is proved, 1 otherwise. Takes a few minutes.",
+    )
+    b.add_argument(
+        "--only", metavar="PREFIX", help="only rules whose id starts so (default: every rule)"
+    )
+    b.add_argument(
+        "--timeout-ms", type=int, default=60_000, metavar="MS", help="solver time limit per query"
+    )
     b.set_defaults(func=cmd_prove_cpp)
 
-    f = sub.add_parser("fuzz", help="differential fuzzing campaign across engines")
-    f.add_argument("--cases", type=int, default=100_000)
-    f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--engines", default="interp,python,cpp")
+    f = sub.add_parser(
+        "fuzz",
+        help="differential fuzzing campaign across engines",
+        description="Judge the same cases with every engine named by --engines and report any "
+        "disagreement, shrunk to a minimal repro. Cases: z3 boundary cases (computed once, then "
+        "read from the cache), valid-by-construction, random and perturbed facts, parsed "
+        "requests and an exhaustive small-scope sweep. z3 judges the boundary cases and a "
+        "sample of 20,000 of the others. Prints cases per second per engine; exit 0 when all "
+        "agree, 1 on a divergence.",
+    )
+    f.add_argument(
+        "--cases", type=int, required=True, metavar="N", help="how many cases (e.g. 10000)"
+    )
+    f.add_argument("--seed", type=int, default=0, help="random seed of the campaign")
+    f.add_argument(
+        "--engines",
+        default="interp,python,cpp",
+        help=f"two or more of {','.join(ENGINES)}, comma-separated",
+    )
     f.add_argument("--regressions", metavar="DIR", help="save shrunk divergences here")
     f.add_argument(
         "--seed-cases", metavar="DIR", help="verdict-case files whose requests seed the inputs"
@@ -418,15 +624,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Follow every ttg.memdesc_reinterpret, _subslice, _index and "
         "tle.memdesc_alias in a TTGIR or MLIR dump back to its ttg.local_alloc and judge it "
         "by the profile; each violated rule is a finding with its values, a fix and the "
-        "kernel's source line when the dump has locations. --format text (default), json or "
+        "kernel's source line when the dump has locations. --format text, json or "
         "sarif (SARIF 2.1.0, for code-scanning upload). Exit status: 0 no findings, "
         "1 findings, 2 unreadable input.",
     )
     li.add_argument(
         "file", help=f"a .ttgir or .mlir file, or - for stdin (at most {MAX_INPUT_MIB} MiB)"
     )
-    li.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
-    li.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    li.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE, help=PROFILE_HELP)
+    li.add_argument(
+        "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+    )
     li.set_defaults(func=cmd_lint)
 
     from alias_spec.plan.cli import add_parser as add_plan_parser
@@ -437,7 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
         "triton-diff",
         help="compare the triton-* profiles with a Triton release's real verifiers",
         description=TRITON_DIFF_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
     )
     td.add_argument(
         "--python",
@@ -462,10 +670,19 @@ def build_parser() -> argparse.ArgumentParser:
     td.add_argument("--json", action="store_true", help="print the summary as JSON")
     td.set_defaults(func=cmd_triton_diff)
 
-    d = sub.add_parser("docs", help="build or serve the documentation site")
-    d.add_argument("action", choices=("build", "serve"))
+    d = sub.add_parser(
+        "docs",
+        help="build or serve the documentation site",
+        description="Bring the generated docs pages up to date, then run mkdocs (needs "
+        "mkdocs-material): 'build' writes the site to DIR/site with --strict, 'serve' serves it "
+        "with live reload until Ctrl-C (which stops mkdocs too).",
+    )
+    d.add_argument("action", choices=("build", "serve"), help="build the site, or serve it")
+    d.add_argument("--root", default=".", metavar="DIR", help="the checkout holding mkdocs.yml")
     d.add_argument(
-        "--root", default=".", metavar="DIR", help="the checkout holding mkdocs.yml (default: .)"
+        "--addr",
+        metavar="HOST:PORT",
+        help="where serve listens (default: mkdocs.yml's dev_addr, else 127.0.0.1:8000)",
     )
     d.set_defaults(func=cmd_docs)
     return p

@@ -428,7 +428,7 @@ def test_unreadable_input_exits_2_with_one_line(setup: str, tmp_path: Path) -> N
         path.write_bytes(b"\x7fELF\x02\x01\x00\xff\xfe")
     code, out, err = _run([str(path), "safe", "text"])
     assert code == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and err.startswith("alias-spec lint: cannot read")
+    assert len(err.strip().splitlines()) == 1 and err.startswith(f"alias-spec: error: {path}: ")
 
 
 @pytest.mark.parametrize(

@@ -577,8 +577,23 @@ def format_results(results: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def summary(results: Sequence[Mapping[str, Any]], seconds: float) -> str:
+    """The closing line: how many rules were proved, failed (a counterexample) or left
+    unknown (a solver timeout)."""
+    st = [r["status"] for r in results]
+    return (
+        f"{len(st)} rules in {seconds:.1f} s: {st.count('proved')} proved, "
+        f"{st.count('failed')} failed, {st.count('unknown')} unknown"
+    )
+
+
 def main(rule_ids: Sequence[str] | None = None, timeout_ms: int = 60_000) -> int:
-    """CLI entry: print one line per rule; exit status 1 unless every rule is proved."""
-    results = prove_all(rule_ids, timeout_ms)
-    print(format_results(results))
+    """CLI entry: one line per rule as soon as it is decided (flushed, so a redirected run
+    shows its progress), then a summary line; exit status 1 unless every rule is proved."""
+    start = time.perf_counter()
+    results = []
+    for rule_id in list(rule_ids) if rule_ids else [r.id for r in RULES]:
+        results.append(prove_rule(rule_id, timeout_ms))
+        print(format_results(results[-1:]), flush=True)
+    print(summary(results, time.perf_counter() - start), flush=True)
     return 0 if all(r["status"] == "proved" for r in results) else 1

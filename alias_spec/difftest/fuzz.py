@@ -44,7 +44,7 @@ from alias_spec.difftest.shrink import (
     shrink,
 )
 from alias_spec.difftest.sweep import Sweep
-from alias_spec.difftest.z3_boundary import boundary_cases
+from alias_spec.difftest.z3_boundary import boundary_cases, cache_path
 
 
 def suite(seed: int = 0, n: int = 4000, regressions: Path | None = None) -> list[Case]:
@@ -96,12 +96,15 @@ class Progress:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.start = time.perf_counter()
         self.last = -1.0
+        self.shown = -1  # cases done at the last line written
 
     def update(self, done: int, divergences: int, final: bool = False) -> None:
         now = time.perf_counter()
         if not final and now - self.last < (0.2 if self.tty else 5.0):
             return
-        self.last = now
+        if final and not self.tty and self.shown == done:
+            return  # that line is already there
+        self.last, self.shown = now, done
         frac = min(done / self.total, 1.0)
         bar = "#" * int(frac * self.width) + "-" * (self.width - int(frac * self.width))
         rate = done / max(now - self.start, 1e-9)
@@ -245,9 +248,14 @@ def main(
 
     with_boundary = "z3" in engines or cases >= 5_000
     if with_boundary:
+        cached = cache_path().exists()
+        if not cached:
+            print("computing the z3 boundary cases (about a minute, once: they are cached in "
+                  f"{cache_path().parent})", file=sys.stderr, flush=True)  # fmt: skip
         t0 = time.perf_counter()
         n = len(boundary_cases())
-        print(f"{n} boundary cases from z3 in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        how = "read from the cache" if cached else "computed by z3"
+        print(f"{n} boundary cases {how} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     source = campaign_cases(cases, seed, with_boundary, seed_cases)
     rep = run(source, engines, z3_pick=z3_pick, progress=Progress(cases))
     print(rep.summary())

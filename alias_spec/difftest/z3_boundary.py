@@ -4,14 +4,22 @@ For every rule and every integer comparison in it, z3's Optimize pushes the comp
 edge (|lhs - rhs| minimal) on both sides: a request on which the rule alone fires, and the
 valid request nearest it. Cases where the comparison decides the rule's verdict are preferred
 (the MC/DC condition), so a flipped or deleted comparison changes some case's verdict.
+
+Computing them takes about a minute, so they are kept in the user's cache directory (the C++
+engine's, ``cpp_engine.cache_dir``) under a key hashing everything they depend on: the
+catalogue, the fact vocabulary, the search's own code and z3's version.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from alias_spec.difftest.outcomes import (
@@ -20,6 +28,7 @@ from alias_spec.difftest.outcomes import (
     NAMES,
     Case,
     Facts,
+    check_types,
     invariant_trees,
 )
 from alias_spec.model import catalogue, dsl
@@ -204,7 +213,10 @@ class _Query:
             # Push the comparison to its edge: |lhs - rhs| as small as it can be.
             d = self.to_z3(atom.args[0], self.env) - self.to_z3(atom.args[1], self.env)
             opt.minimize(z3.If(d >= 0, d, -d))
-        if opt.check() != z3.sat:
+        result = opt.check()
+        if result == z3.unknown:
+            _TIMEOUTS[0] += 1
+        if result != z3.sat:
             return None
         return self.facts(opt.model())
 
@@ -310,6 +322,8 @@ def _decisive_witness(
             ],
             timeout_ms=timeout_ms,
         )
+        if found.result == z3.unknown:
+            _TIMEOUTS[0] += 1
         if found.model is not None:
             return q.facts(found.model)
     return None
@@ -339,6 +353,105 @@ def _home_profiles(rule_id: str) -> list[str]:
 
 @cache
 def boundary_cases(timeout_ms: int = 1500) -> tuple[Case, ...]:
+    """The boundary cases (``compute_boundary_cases``), read from the cache when it holds
+    them for this catalogue and code, else computed and stored there."""
+    path = cache_path(timeout_ms)
+    got = _load(path)
+    if got is not None:
+        return got
+    _TIMEOUTS[0] = 0
+    out = compute_boundary_cases(timeout_ms)
+    if _TIMEOUTS[0] <= MAX_TIMEOUTS_CACHED:
+        _store(path, out)
+    return out
+
+
+# Solver queries of the computation that ran out of time. A query near its time limit
+# finishes or not depending on the machine's load, and so does the case it would give: a
+# computation where more queries than this timed out is used, but not cached (the next run
+# computes the cases again rather than keep a set its load thinned out).
+_TIMEOUTS = [0]
+MAX_TIMEOUTS_CACHED = 1
+
+
+# Modules whose code decides which cases the search finds (besides the catalogue's data).
+_SEARCH_MODULES = (
+    "alias_spec.difftest.z3_boundary",
+    "alias_spec.difftest.outcomes",
+    "alias_spec.model.dsl",
+    "alias_spec.semantics.z3expr",
+    "alias_spec.semantics.lexmin",
+    "alias_spec.semantics.witness",
+)
+
+
+def cache_key(timeout_ms: int) -> str:
+    """A hash of everything the boundary cases depend on: the rules (formulas, guards,
+    profiles), facts, definitions, invariants and constants, the search's code, z3's version
+    and the time limit."""
+    import importlib
+
+    import z3
+
+    from alias_spec.model import facts
+
+    h = hashlib.sha256()
+    data = {
+        "rules": [r.model_dump(mode="json") for r in catalogue.RULES],
+        "profiles": {p: [r.id for r in rules_for(p)] for p in PROFILES},
+        "facts": [(f.name, f.sort, f.doc) for f in FACTS],
+        "definitions": facts.DEFINITIONS,
+        "invariants": facts.INVARIANTS,
+        "constants": facts.CONSTANTS,
+        "z3": z3.get_full_version(),
+        "timeout_ms": timeout_ms,
+    }
+    h.update(json.dumps(data, sort_keys=True, default=str).encode())
+    for name in _SEARCH_MODULES:
+        source = importlib.import_module(name).__file__
+        h.update(Path(source).read_bytes() if source else name.encode())
+    return h.hexdigest()[:24]
+
+
+def cache_path(timeout_ms: int = 1500) -> Path:
+    from alias_spec.engines.cpp_engine import cache_dir
+
+    return cache_dir() / f"boundary-cases-{cache_key(timeout_ms)}.json"
+
+
+def _load(path: Path) -> tuple[Case, ...] | None:
+    """The cached cases, or None when there are none or the file is not what _store wrote
+    (then they are computed again)."""
+    try:
+        rows = json.loads(path.read_text())
+        out = []
+        for facts, profile, note in rows:
+            if set(facts) != set(NAMES) or profile not in PROFILES or not isinstance(note, str):
+                return None
+            check_types(facts)
+            out.append(Case(facts, profile, "boundary", note))
+        return tuple(out)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _store(path: Path, cases: tuple[Case, ...]) -> None:
+    """Write the cases beside the target and rename: a reader never sees half a file. A
+    cache that cannot be written is no error (the next run computes them again)."""
+    rows = [[c.facts, c.profile, c.note] for c in cases]
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(rows, fh)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def compute_boundary_cases(timeout_ms: int = 1500) -> tuple[Case, ...]:
     """For every rule and integer comparison in it: the request on which the rule alone fires
     with the comparison pushed to its edge (z3 Optimize, |lhs - rhs| minimal), and the valid
     request on the other side of that edge, nearest to it (only the comparison's own facts

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -67,9 +68,10 @@ def mkdocs_env() -> dict[str, str]:
     return {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
 
-def main(action: str, root: Path, strict: bool = True) -> int:
+def main(action: str, root: Path, strict: bool = True, dev_addr: str | None = None) -> int:
     """``build``: regenerate pages under ``root`` if needed, then ``mkdocs build --strict``
-    into ``root``/site/; ``serve``: the same pages, served with live reload."""
+    into ``root``/site/; ``serve``: the same pages, served with live reload (at ``dev_addr``,
+    HOST:PORT, when given) until this process is stopped, which stops mkdocs too."""
     from alias_spec.docgen.gen_docs import InputError
 
     if action not in ("build", "serve"):
@@ -91,7 +93,85 @@ def main(action: str, root: Path, strict: bool = True) -> int:
     for rel in written:
         print(f"wrote {rel}")
     cmd = mkdocs_command(action, strict, root)
+    if action == "serve":
+        if dev_addr is not None:
+            cmd += ["-a", dev_addr]
+        return serve(cmd, root)
     return subprocess.run(cmd, cwd=root, env=mkdocs_env()).returncode
+
+
+class _Stop(Exception):
+    """A signal asking the server to stop."""
+
+
+def _die_with_parent() -> None:
+    """In the child, before mkdocs starts: on Linux, be sent SIGTERM when the parent dies,
+    even by SIGKILL (which leaves the parent no chance to stop it)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def serve(cmd: list[str], root: Path) -> int:
+    """Run ``mkdocs serve`` in its own process group and take the whole group down when this
+    process stops: Ctrl-C, SIGTERM or SIGHUP (a closed terminal), or its own death. Exit 130
+    on Ctrl-C, 128 + the signal otherwise, mkdocs' status if it stops by itself."""
+    linux = sys.platform.startswith("linux")
+    proc = subprocess.Popen(
+        cmd,
+        cwd=root,
+        env=mkdocs_env(),
+        start_new_session=True,  # a signal to our group does not reach it: we stop it
+        preexec_fn=_die_with_parent if linux else None,
+    )
+    got: list[int] = []
+
+    def stop(signum: int, _frame: Any) -> None:
+        got.append(signum)
+        raise _Stop
+
+    handled = [sig for sig in ("SIGTERM", "SIGHUP") if hasattr(signal, sig)]
+    previous: dict[int, Any] = {}
+    try:
+        for name in handled:
+            sig = getattr(signal, name)
+            previous[sig] = signal.signal(sig, stop)
+    except ValueError:  # not the main thread: no handlers, the finally clause still stops it
+        pass
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        return 130
+    except _Stop:
+        return 128 + got[0]
+    finally:
+        _stop_group(proc)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _stop_group(proc: subprocess.Popen[Any], grace: float = 5.0) -> None:
+    """SIGTERM to the child's process group, SIGKILL after ``grace`` seconds."""
+    if proc.poll() is not None:
+        return
+    killpg = getattr(os, "killpg", None)
+    try:
+        if killpg is not None:
+            killpg(proc.pid, signal.SIGTERM)
+        else:
+            proc.terminate()
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        if killpg is not None:
+            killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+        proc.wait()
+    except ProcessLookupError:
+        pass
 
 
 # ---------------------------------------------------------------------------------------------

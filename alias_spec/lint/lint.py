@@ -43,6 +43,7 @@ from alias_spec.lint.mlir_views import (
     view_start,
 )
 from alias_spec.model.catalogue import PROFILES, RULES, rule, rules_for
+from alias_spec.model.describe import describe
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import elem_bytes
 from alias_spec.model.request import Request, parse_request
@@ -72,9 +73,19 @@ class Finding:
     level: str = "error"
     # Where the source can be when it can be at several places (a ring buffer, a branch).
     context: str | None = None
+    # The finding's rule fails only where this other finding's rule fails (same bytes: it
+    # adds nothing but is kept, marked).
+    implied_by: str | None = None
+
+    @property
+    def values_text(self) -> str:
+        """The values as a Triton user reads them (bytes, spaces, op names)."""
+        return describe(self.values)
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+        out = {k: v for k, v in self.__dict__.items() if v is not None}
+        out["values_text"] = self.values_text
+        return out
 
 
 # Notice kinds, reported at SARIF level "note": what lint could not judge, and why.
@@ -134,18 +145,47 @@ def _hint(rule_id: str) -> str:
     return r.hint or r.prose
 
 
-def _fix(rule_id: str, op: Op, facts: dict[str, Any], profile: str) -> str:
+def _fix(rule_id: str, op: Op, facts: dict[str, Any], profile: str, res_shape: Any = None) -> str:
+    """The fix check gives (``semantics.fix.suggest``: the nearest offset, index or result
+    size satisfying every offset and size rule), in the op's terms; the rule's advice when
+    there is none or it would change nothing."""
     r = rule(rule_id)
-    if r.fix == "offset" and op.name == "tle.memdesc_alias":
+    if r.fix:
+        shape = res_shape if isinstance(res_shape, list) else None
         try:
             from alias_spec.semantics.fix import suggest
 
-            got = suggest(facts, profile, r)
+            got = suggest(facts, profile, r, shape)
         except Exception:  # no solver available: fall back to advice
             got = None
-        if got and "alias_offset_bytes" in got:
-            return f"use offset_bytes = {got['alias_offset_bytes']}"
+        text = _fix_text(got, facts, shape)
+        if text is not None:
+            return text
     return _hint(rule_id)
+
+
+def _fix_text(got: dict[str, Any] | None, facts: dict[str, Any], shape: Any) -> str | None:
+    if not got:
+        return None
+    if "alias_offset_bytes" in got and got["alias_offset_bytes"] != facts.get("off"):
+        return f"use offset_bytes = {got['alias_offset_bytes']}"
+    if "index" in got and got["index"] != facts.get("idx"):
+        return f"use index {got['index']}"
+    if "result.shape[0]" in got and shape and got["result.shape[0]"] != shape[0]:
+        return f"make the result's leading dim {got['result.shape[0]']}"
+    return None
+
+
+def _implied(facts: dict[str, Any], profile: str, ids: list[str]) -> dict[str, str]:
+    """Which of these violations (all on ``facts``) another implies (semantics.fix)."""
+    if len(ids) < 2:
+        return {}
+    try:
+        from alias_spec.semantics.fix import implied_by
+
+        return implied_by(facts, profile, ids)
+    except Exception:  # no solver available: every finding stands on its own
+        return {}
 
 
 def _escapes(place: Place, src: dict[str, Any], facts: dict[str, Any]) -> bool:
@@ -517,7 +557,7 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
     by_root = op.name != "tle.memdesc_alias" and any(
         r.id.startswith(RANGE_PREFIX) for r in rules_for(profile)
     )
-    found: dict[str, tuple[Violation, dict[str, Any], list[tuple[Place, bool]]]] = {}
+    found: dict[str, tuple[Violation, dict[str, Any], list[tuple[Place, bool]], str | None]] = {}
     landed: dict[int, list[Landing]] = {}  # view start -> where the result lands from there
     skipped: set[str] = set()
     for place in places:
@@ -529,23 +569,33 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
         violations, not_judged = judge_facts(parsed.facts, profile, unknown)
         escapes = here is None and _escapes(place, src, parsed.facts)
         lands = _landings(op, place, src, res, consts) if by_root and here is None else None
+        # (violation, the facts it was judged on, what implies it on those facts)
+        judged = [(v, parsed.facts) for v in violations]
         if lands is not None:
             landed[view_start(place, src)] = lands
-            violations = [v for v in violations if not v.rule.startswith(RANGE_PREFIX)]
+            judged = [(v, f) for v, f in judged if not v.rule.startswith(RANGE_PREFIX)]
             not_judged = [r for r in not_judged if not r.startswith(RANGE_PREFIX)]
             for land in lands:
-                got, left = judge_facts(parse_request(_landing_request(land)).facts, profile,
-                                        frozenset())  # fmt: skip
-                violations += [v for v in got if v.rule.startswith(RANGE_PREFIX)]
+                land_facts = parse_request(_landing_request(land)).facts
+                got, left = judge_facts(land_facts, profile, frozenset())
+                judged += [(v, land_facts) for v in got if v.rule.startswith(RANGE_PREFIX)]
                 not_judged += [r for r in left if r.startswith(RANGE_PREFIX)]
             escapes = any(land.escapes for land in lands)
         skipped.update(not_judged)
-        for v in violations:
-            first, facts, at = found.get(v.rule, (v, parsed.facts, []))
+        new = [(v, f) for v, f in judged if v.rule not in found]
+        groups: dict[int, list[str]] = {}
+        for v, f in new:
+            groups.setdefault(id(f), []).append(v.rule)
+        facts_of = {id(f): f for _, f in new}
+        implied = {r: by for key, ids in groups.items()
+                   for r, by in _implied(facts_of[key], profile, ids).items()}  # fmt: skip
+        for v, _ in judged:
+            # The fix is the op's own (its offset, index or result in its own request).
+            first, facts, at, by = found.get(v.rule, (v, parsed.facts, [], implied.get(v.rule)))
             if (place, escapes) not in at:
                 at = [*at, (place, escapes)]
-            found[v.rule] = (first, facts, at)
-    for rule_id, (v, facts, at) in found.items():
+            found[v.rule] = (first, facts, at, by)
+    for rule_id, (v, facts, at, by) in found.items():
         escapes = any(esc for _, esc in at)
         report.findings.append(
             Finding(
@@ -556,7 +606,7 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
                 line=op.line,
                 column=op.column,
                 values=dict(v.values),
-                fix=_fix(v.rule, op, facts, profile),
+                fix=_fix(v.rule, op, facts, profile, res.get("shape")),
                 source=op.loc,
                 level=("error" if escapes else "warning")
                 if rule_id.startswith("alias.range")
@@ -564,6 +614,7 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
                 context=_context(
                     src_name, src, places, at, landed if rule_id.startswith(RANGE_PREFIX) else {}
                 ),  # fmt: skip
+                implied_by=by if by in found else None,
             )
         )
     why = places[0].why
@@ -656,12 +707,17 @@ def lint_module(module: Module, path: str, profile: str) -> Report:
 def to_text(report: Report) -> str:
     lines = []
     for f in report.findings:
-        values = ", ".join(f"{k}={v}" for k, v in f.values.items())
+        values = f.values_text
+        also = "also: " if f.implied_by else ""
         lines.append(
-            f"{report.path}:{f.line}:{f.column}: {f.level}: {f.message} [{f.rule}] "
+            f"{report.path}:{f.line}:{f.column}: {f.level}: {also}{f.message} [{f.rule}] "
             f"({f.op} {f.result}{'; ' + values if values else ''})"
         )
-        lines.append(f"  fix: {f.fix}")
+        if f.implied_by:
+            lines.append(f"  implied by {f.implied_by}: it fails only where {f.implied_by} "
+                         "fails on these sizes, and that rule's fix fixes it")  # fmt: skip
+        else:
+            lines.append(f"  fix: {f.fix}")
         if f.context:
             lines.append(f"  places: {f.context}")
         if f.source:
@@ -711,8 +767,10 @@ def to_sarif(report: Report) -> dict[str, Any]:
                     }
                 }
             ],
-            "properties": {"values": f.values, "op": f.op},
+            "properties": {"values": f.values, "valuesText": f.values_text, "op": f.op},
         }
+        if f.implied_by:
+            result["properties"]["impliedBy"] = f.implied_by
         if f.rule in index:
             result["ruleIndex"] = index[f.rule]
         if f.source:
@@ -801,19 +859,28 @@ def lint_text(text: str, path: str, profile: str) -> Report:
 
 
 def main(path: str, profile: str, fmt: str) -> int:
-    """Lint one dump; 0 clean, 1 findings, 2 unreadable input (one line on stderr)."""
+    """Lint one dump; 0 clean, 1 findings, 2 unreadable input: one line on stderr in the
+    command line's style, ``alias-spec: error: WHERE: problem`` (WHERE is the file, ``input``
+    for stdin, or the option at fault)."""
+    name = "input" if path == "-" else path
     if profile not in PROFILES:
-        print(f"alias-spec lint: unknown profile {profile!r}", file=sys.stderr)
+        _error(f"--profile: unknown profile {profile!r}")
         return 2
     try:
         if path == "-":
             text = sys.stdin.read()
         else:
-            text = Path(path).read_text()
+            text = Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        _error(f"{name}: cannot read: {exc.strerror or exc}")
+        return 2
+    except UnicodeDecodeError:
+        _error(f"{name}: not UTF-8 text")
+        return 2
+    try:
         report = lint_text(text, path, profile)
-    except (OSError, UnicodeDecodeError, MlirError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"alias-spec lint: cannot read {path}: {reason}", file=sys.stderr)
+    except MlirError as exc:  # read, but not a module this reader understands
+        _error(f"{name}: {exc}")
         return 2
     if fmt == "json":
         print(json.dumps(to_json(report), indent=2))
@@ -822,3 +889,8 @@ def main(path: str, profile: str, fmt: str) -> int:
     else:
         print(to_text(report))
     return 1 if report.findings else 0
+
+
+def _error(text: str) -> None:
+    line = " ".join(f"alias-spec: error: {text}".split())
+    print(line.encode("ascii", "backslashreplace").decode(), file=sys.stderr)

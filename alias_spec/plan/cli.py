@@ -108,6 +108,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--python", metavar="PY", help="interpreter of the Triton release (default: this one)"
     )
-    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    p.add_argument(
+        "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+    )
     p.set_defaults(func=command)
     return p
