@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +25,9 @@ from alias_spec.difftest.requests import corpus, nvmma, swizzled
 from alias_spec.model.catalogue import PROFILES, rules_for
 from alias_spec.model.facts import INT64_MAX
 
+ROOT = Path(__file__).resolve().parent.parent
+BOUNDARY = ROOT / "tests" / "corpus" / "boundary.jsonl"
+CASES = ROOT / "tests" / "cases"
 CI_REQUESTS = 100_000
 DEV_REQUESTS = 3_000
 
@@ -66,7 +70,9 @@ def classify(d: rd.Divergence) -> str | None:
 
 def _run(n: int, seed: int, workers: int, z3_every: int = 0) -> rd.Result:
     opts = rd.Options(z3_every=z3_every, shrink=False)
-    return rd.Runner(opts).run(list(corpus(n, seed)), workers=workers)
+    return rd.Runner(opts).run(
+        list(corpus(n, seed, boundary=BOUNDARY, cases=CASES)), workers=workers
+    )
 
 
 def _unexplained(result: rd.Result) -> list[rd.Divergence]:

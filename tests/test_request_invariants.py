@@ -7,6 +7,7 @@ inline and through attribute aliases)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,8 @@ from alias_spec.model import dsl
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import INVARIANTS, Facts, expand
 from alias_spec.model.request import parse_request
+
+TESTS = Path(__file__).resolve().parent
 
 REQUESTS = 6_000
 TREES = [(text, expand(text)) for text in INVARIANTS]
@@ -42,7 +45,9 @@ def spellings(req: Any) -> Iterator[tuple[str, Any]]:
 def test_every_parsed_request_meets_the_invariants() -> None:
     parsed = 0
     bad: list[tuple[str, list[str], Any]] = []
-    for _, req in corpus(REQUESTS, seed=3):
+    for _, req in corpus(
+        REQUESTS, seed=3, boundary=TESTS / "corpus" / "boundary.jsonl", cases=TESTS / "cases"
+    ):
         for how, spelled in spellings(req):
             try:
                 facts = parse_request(spelled).facts

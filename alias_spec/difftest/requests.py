@@ -4,8 +4,8 @@ Every request is JSON in the form ``alias-spec check`` reads; ``request_diff`` w
 every other way a user can (MLIR memdesc text, an IR module for lint, a ``tle.gpu.alloc`` call)
 and compares what each path makes of it. The corpus is deterministic for a seed and mixes:
 
-- seeds from the repository: the z3 boundary corpus (``tests/corpus/boundary.jsonl``), the fixed
-  edges of ``semantics.boundary``, the verdict cases (``tests/cases/*.json``) and the one-edit
+- seeds the caller names (the tests pass the z3 boundary corpus and the case folder), the fixed
+  edges of ``semantics.boundary``, the verdict cases (a folder of case files) and the one-edit
   family of stock view requests that documents every Triton rule (``view_examples``);
 - edge requests per rule: offsets on both sides of alignment, range, i32 and int64 limits,
   sizes whose byte products land just under and just over int64, zero and dynamic dims,
@@ -28,10 +28,6 @@ from typing import Any
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.facts import INT32_MAX, INT64_MAX, OPS, elem_bytes
 from alias_spec.model.layouts import NVMMA_SWIZZLES
-
-ROOT = Path(__file__).resolve().parents[2]
-BOUNDARY = ROOT / "tests" / "corpus" / "boundary.jsonl"
-CASES = ROOT / "tests" / "cases"
 
 ALIAS, RE, SUB, IDX = sorted(OPS, key=OPS.__getitem__)
 NAMED_DTYPES = tuple(sorted(DTYPE_BITS))
@@ -379,10 +375,12 @@ def _edge_requests() -> Iterator[tuple[str, dict[str, Any]]]:
             )
 
 
-def _seed_requests() -> Iterator[tuple[str, Any]]:
-    """Requests already in the repository (inputs only: their own tests check verdicts)."""
-    if BOUNDARY.exists():
-        for line in BOUNDARY.read_text().splitlines():
+def _seed_requests(boundary: Path | None, cases: Path | None) -> Iterator[tuple[str, Any]]:
+    """Requests already in the repository (inputs only: their own tests check verdicts): the
+    boundary corpus file and the case folder the caller names, the fixed edges, the view
+    examples."""
+    if boundary is not None and boundary.is_file():
+        for line in boundary.read_text().splitlines():
             case = json.loads(line)
             yield f"boundary: {case['name']}", case["request"]
     try:
@@ -392,7 +390,7 @@ def _seed_requests() -> Iterator[tuple[str, Any]]:
     if fixed_edges is not None:
         for name, req in fixed_edges():
             yield f"fixed edge: {name}", req
-    for path in sorted(CASES.glob("*.json")):
+    for path in sorted(cases.glob("*.json")) if cases is not None else ():
         try:
             yield f"case: {path.name}", json.loads(path.read_text())["request"]
         except (OSError, ValueError, KeyError):
@@ -442,14 +440,21 @@ def neighbours(req: Any, rng: random.Random, k: int) -> list[Any]:
     return out
 
 
-def corpus(n: int, seed: int = 0, seeds: bool = True) -> Iterator[tuple[str, Any]]:
-    """``n`` (tag, request) pairs, deterministic for ``seed``: the repository's seeds and the
-    hand-written edges first (when ``seeds``), then random requests, each followed by two of its
-    one-step neighbours."""
+def corpus(
+    n: int,
+    seed: int = 0,
+    seeds: bool = True,
+    boundary: Path | None = None,
+    cases: Path | None = None,
+) -> Iterator[tuple[str, Any]]:
+    """``n`` (tag, request) pairs, deterministic for ``seed``: the seeds (the boundary corpus
+    file and case folder given, the fixed edges, the view examples) and the hand-written edges
+    first (when ``seeds``), then random requests, each followed by two of its one-step
+    neighbours."""
     rng = random.Random(seed)
     made = 0
     if seeds:
-        for tag, req in (*_seed_requests(), *_edge_requests()):
+        for tag, req in (*_seed_requests(boundary, cases), *_edge_requests()):
             if made >= n:
                 return
             yield tag, req
