@@ -19,7 +19,7 @@ from alias_spec.model.catalogue import SAFE, rules_for
 from alias_spec.model.facts import Facts
 from alias_spec.semantics import cvc5_backend
 from alias_spec.semantics.lexmin import solve
-from alias_spec.semantics.witness import family, small, to_request
+from alias_spec.semantics.witness import family, realistic, small, to_request
 from alias_spec.semantics.z3expr import (
     Env,
     fact_vars,
@@ -397,8 +397,16 @@ def _run_query(
     verdicts: dict[str, str] = {}
     model = None
     if "z3" in solvers:
-        # Look for a small model first: witnesses and counterexamples stay readable.
-        found = solve([query], lambda: [small(e) for e in envs.values()], timeout_ms=timeout_ms)
+        # Look for a model a kernel would have first (real dtypes, power-of-2 shapes), then a
+        # small one: witnesses and counterexamples stay readable. An unsat answer of a
+        # restricted search proves nothing, so the last search is unrestricted.
+        found = solve(
+            [query],
+            lambda: [realistic(e) for e in envs.values()],
+            timeout_ms=min(timeout_ms, 5000),
+        )
+        if found.result != z3.sat:
+            found = solve([query], lambda: [small(e) for e in envs.values()], timeout_ms=timeout_ms)
         if found.result != z3.sat:
             found = solve([query], timeout_ms=timeout_ms)
         r, model = found.result, found.model

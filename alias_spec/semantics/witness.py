@@ -12,7 +12,7 @@ from typing import Any
 
 import z3
 
-from alias_spec.model.dtypes import triton_name
+from alias_spec.model.dtypes import WIDTHS, triton_name
 from alias_spec.model.facts import Facts, elem_bytes
 from alias_spec.model.layouts import NVMMA_SWIZZLES
 from alias_spec.model.physical import swizzle_bytes, swizzle_repeat
@@ -46,6 +46,24 @@ def family(env: Mapping[str, z3.ExprRef]) -> z3.BoolRef:
 def small(env: Mapping[str, z3.ExprRef], bound: int = 4096) -> z3.BoolRef:
     """Keep witnesses readable: every integer fact within [-bound, bound]."""
     return z3.And(*[z3.And(v >= -bound, v <= bound) for v in env.values() if z3.is_int(v)])
+
+
+def realistic(env: Mapping[str, z3.ExprRef], bound: int = 4096) -> z3.BoolRef:
+    """What a kernel would write, preferred where a witness exists: byte-sized element types
+    of a real dtype (8 to 64 bits) and power-of-2 shape pieces (so the rebuilt view's dims and
+    alloc dims are powers of 2), on top of :func:`small`."""
+    pow2 = [1 << k for k in range(bound.bit_length())]
+    widths = [w for w in WIDTHS if w >= 8]
+
+    def one_of(v: z3.ExprRef, values: list[int]) -> z3.BoolRef:
+        return z3.Or(*[v == x for x in values])
+
+    pieces = [env[n] for n in ("c0", "c1", "c2", "run", "p0", "p1", "p2") if n in env]
+    return z3.And(
+        small(env, bound),
+        *[one_of(env[n], widths) for n in ("src_bits", "res_bits") if n in env],
+        *[one_of(v, [0, *pow2]) for v in pieces],
+    )
 
 
 def _dtype(bits: int) -> Any:
