@@ -1,4 +1,9 @@
-"""Shared test fixtures and skips."""
+"""Shared test fixtures and skips, and the fast tier's lighter property tests.
+
+Two tiers: ``python -m pytest -q`` (CI) runs everything; ``python -m pytest -q -m "not slow"``
+(any mark expression with ``not slow``) leaves out the tests marked slow and runs each
+Hypothesis test on a fifth of its examples.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,35 @@ ROOT = Path(__file__).resolve().parent.parent
 # test session compiles into a cache of its own.
 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="tle-alias-triton-cache-")
 CASES = sorted((ROOT / "tests" / "cases").glob("*.json"))
+
+
+# The fast tier runs each property test on this share of its examples (at least FAST_MIN).
+FAST_SHARE = 5
+FAST_MIN = 20
+
+
+def _fast_tier(config: pytest.Config) -> bool:
+    return "not slow" in " ".join(str(config.getoption("markexpr") or "").split())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the fast tier, lower each Hypothesis test's example count. Its own ``@settings`` fix
+    the count (a settings profile cannot override them), so the settings Hypothesis reads when
+    the test runs are replaced by a child with fewer examples."""
+    if not _fast_tier(config):
+        return
+    from hypothesis import settings
+
+    done: set[int] = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        current = getattr(test, "_hypothesis_internal_use_settings", None)
+        if current is None or id(test) in done:
+            continue
+        done.add(id(test))
+        fewer = max(FAST_MIN, current.max_examples // FAST_SHARE)
+        if fewer < current.max_examples:
+            test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
 
 
 def load_case(path: Path) -> dict[str, Any]:

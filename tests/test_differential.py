@@ -4,8 +4,9 @@ judge the same cases and must return the same list of fired rule ids.
 Over one million cases per run (every fact tuple of the small-scope sweep, valid-by-
 construction, raw and perturbed random facts, parsed JSON requests, z3 boundary cases); z3 on
 every boundary case and a random sample of over 10,000. About two minutes on two cores (see
-benchmarks/results.md). A divergence is shrunk, saved under tests/regressions/ and fails the
-test; every saved one is replayed below.
+benchmarks/results.md), so that run is in the slow tier; the fast tier runs a hundredth of it.
+A divergence is shrunk, saved under tests/regressions/ and fails the test; every saved one is
+replayed below.
 """
 
 from __future__ import annotations
@@ -97,10 +98,14 @@ def test_boundary_cases_sit_on_the_edges() -> None:
 
 
 @needs_cxx
-def test_boundary_cases_all_engines_and_the_z3_solver() -> None:
-    # Every boundary case through every engine, z3 twice: its term evaluation and the real
-    # solver engine (one satisfiability query per rule), sanitized C++.
-    cases = list(z3_boundary.boundary_cases())
+@pytest.mark.parametrize(
+    "step", [pytest.param(10, id="sample"), pytest.param(1, id="all", marks=pytest.mark.slow)]
+)
+def test_boundary_cases_all_engines_and_the_z3_solver(step: int) -> None:
+    # Every boundary case (the fast tier: every tenth) through every engine, z3 twice: its
+    # term evaluation and the real solver engine (one satisfiability query per rule),
+    # sanitized C++.
+    cases = list(z3_boundary.boundary_cases())[::step]
     rep = fuzz.run(cases, [*ALL, "z3-solver"], sanitize=True)
     assert rep.compared["z3-solver"] == len(cases)  # every boundary case is in z3's domain
     assert rep.compared["cpp"] == len(cases)
@@ -110,16 +115,19 @@ def test_boundary_cases_all_engines_and_the_z3_solver() -> None:
 # --- one million cases ---------------------------------------------------------------------------
 
 
-@needs_cxx
-def test_one_million_cases() -> None:
+def _campaign(scale: int, min_total: int, min_z3: int, found_by: str) -> None:
+    """Every case source through every engine: the boundary cases, 110 valid-by-construction,
+    120 random and 20 parsed-request cases per ``scale`` thousand, every ``1000 // scale``-th
+    sweep tuple; z3 on every boundary case and about 14 per ``scale`` thousand of the rest."""
     rng = random.Random(20251129)
     sweep = Sweep()
     boundary = z3_boundary.boundary_cases()
     stats: Counter = Counter()
-    n_valid, n_random, n_request = 110_000, 120_000, 20_000
-    total = len(boundary) + n_valid + n_random + n_request + len(sweep)
+    n_valid, n_random, n_request = 110 * scale, 120 * scale, 20 * scale
+    picked = range(0, len(sweep), 1000 // scale)
+    total = len(boundary) + n_valid + n_random + n_request + len(picked)
     pick = random.Random(7)
-    z3_rate = 14_000 / total
+    z3_rate = 14 * scale / total
 
     def z3_pick(_: int, c: outcomes.Case) -> bool:
         return c.source == "boundary" or pick.random() < z3_rate
@@ -129,27 +137,42 @@ def test_one_million_cases() -> None:
         yield from random_cases.valid_cases(rng, n_valid)
         yield from random_cases.random_cases(rng, n_random)
         yield from request_cases.request_cases(rng, n_request, stats, cases_dir=CASES)
-        yield from sweep.cases(range(len(sweep)))
+        yield from sweep.cases(picked)
 
     rep = fuzz.run(cases(), ALL, sanitize=True, z3_pick=z3_pick, chunk=25_000)
     print(rep.summary())
-    assert rep.cases == total >= 1_000_000
+    assert rep.cases == total >= min_total
     assert rep.compared["interp"] == rep.compared["python"] == total
     assert rep.compared["cpp"] >= 0.95 * total  # all but the facts beyond int64
-    assert rep.compared["z3"] - len(boundary) >= 10_000
+    assert rep.compared["z3"] - len(boundary) >= min_z3
     assert stats["request rejected"] > 0  # malformed requests reached the parser too
-    _fail_with_repros(rep, "tests/test_differential.py::test_one_million_cases")
+    _fail_with_repros(rep, found_by)
 
 
-def test_the_sweep_is_exhaustive_and_in_domain() -> None:
+@pytest.mark.slow
+@needs_cxx
+def test_one_million_cases() -> None:
+    _campaign(1000, 1_000_000, 10_000, "tests/test_differential.py::test_one_million_cases")
+
+
+@needs_cxx
+def test_campaign_sample() -> None:
+    # The fast tier's share of the campaign above: every source, a hundredth of the cases.
+    _campaign(10, 10_000, 80, "tests/test_differential.py::test_campaign_sample")
+
+
+@pytest.mark.parametrize(
+    "share", [pytest.param(10, id="sample"), pytest.param(1, id="all", marks=pytest.mark.slow)]
+)
+def test_the_sweep_is_exhaustive_and_in_domain(share: int) -> None:
     sweep = Sweep()
     assert len(sweep) == sweep.size_a + sweep.size_b > 750_000
     rng = random.Random(1)
     # Part A is a product of distinct values: distinct indices give distinct fact tuples.
-    idx = rng.sample(range(sweep.size_a), 20_000)
+    idx = rng.sample(range(sweep.size_a), 20_000 // share)
     tuples = {tuple(sweep[i][n] for n in outcomes.NAMES) for i in idx}
     assert len(tuples) == len(idx)
-    picks = [sweep[rng.randrange(len(sweep))] for _ in range(5000)]
+    picks = [sweep[rng.randrange(len(sweep))] for _ in range(5000 // share)]
     assert all(outcomes.satisfies_invariants(f) for f in picks)
     assert {sweep[i]["off"] for i in range(0, sweep.size_a, len(sweep.geos) * 64)} == set(
         Sweep.OFFSETS
@@ -190,11 +213,16 @@ def test_hypothesis_facts(batch: list[dict], profile: str) -> None:
 
 
 @needs_cxx
-def test_full_verdicts_agree() -> None:
-    # Rule ids, messages and reported values, through each engine's check_facts.
+@pytest.mark.parametrize(
+    "share", [pytest.param(4, id="sample"), pytest.param(1, id="all", marks=pytest.mark.slow)]
+)
+def test_full_verdicts_agree(share: int) -> None:
+    # Rule ids, messages and reported values, through each engine's check_facts (the fast
+    # tier: a quarter of the cases).
     rng = random.Random(5)
-    cases = list(z3_boundary.boundary_cases()) + list(random_cases.valid_cases(rng, 200))
-    cases += [c for c in random_cases.random_cases(rng, 600) if outcomes.in_int64(c.facts)]
+    cases = list(z3_boundary.boundary_cases())[::share]
+    cases += list(random_cases.valid_cases(rng, 200 // share))
+    cases += [c for c in random_cases.random_cases(rng, 600 // share) if outcomes.in_int64(c.facts)]
     judged = 0
     for k, c in enumerate(cases):
         try:
@@ -213,7 +241,7 @@ def test_full_verdicts_agree() -> None:
                 (v.rule, v.message, v.values) for v in want.violations
             ]
         judged += 1
-    assert judged > 700
+    assert judged > 700 // share
 
 
 # --- saved regressions ---------------------------------------------------------------------------

@@ -158,12 +158,13 @@ def test_corpus_is_valid_and_facts_agree_with_spec() -> None:
 triton = pytest.importorskip("triton")
 os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="tle-cpu-cache-"))
 
-from alias_spec.frontend import tle  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler.errors import CompilationError  # noqa: E402
 from triton.experimental import gluon  # noqa: E402
 from triton.experimental.gluon import language as gl  # noqa: E402
 from triton.experimental.gluon._runtime import GluonASTSource  # noqa: E402
+
+from alias_spec.frontend import tle  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 NVMMA128 = gl.constexpr(gl.NVMMASharedLayout(128, 16, 2))

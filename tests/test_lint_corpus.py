@@ -5,7 +5,8 @@ compiled for sm_90 on the CPU with the installed Triton, and its TTGIR linted un
 The frontend lowers one alias to a chain of stock view ops (a reinterpret, an index, another
 reinterpret); each step alone may be larger than its own source view, so lint must judge the
 chain by where it lands in its allocation. The whole corpus compiles in about 25 s on two CPU
-cores; a handful of cases, one per kind of view and recipe, also run on their own.
+cores (the slow tier); a handful of cases, one per kind of view and recipe, also run on their
+own (the fast tier).
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ def test_granule_chain_is_clean_only_as_a_whole(compile_ttgir: Any) -> None:
     assert "triton.reinterpret.fits" in {f.rule for f in report.findings}
 
 
+@pytest.mark.slow
 def test_whole_gpu_corpus_lints_clean(compile_ttgir: Any) -> None:
     problems: list[str] = []
     for case in CASES:

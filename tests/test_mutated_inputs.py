@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from alias_spec.lint.lint import lint_text, to_json, to_sarif, to_text
-from alias_spec.lint.mlir_views import MlirError
 
 from alias_spec.difftest.triton import cases as case_gen
+from alias_spec.lint.lint import lint_text, to_json, to_sarif, to_text
+from alias_spec.lint.mlir_views import MlirError
 from alias_spec.model.catalogue import PROFILES
 from alias_spec.model.errors import RequestError
 from alias_spec.model.interp import check_facts

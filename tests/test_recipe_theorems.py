@@ -102,9 +102,10 @@ def _lower(case: dict[str, Any]) -> tuple[str, list[Any], str]:
     sys.path.insert(0, str(ROOT / "tests" / "gpu"))
     import corpus_kernel as ck
     import triton
-    from alias_spec.lint.mlir_views import read_module
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
+
+    from alias_spec.lint.mlir_views import read_module
 
     from .recipe_kernel import one_alias
 
@@ -138,8 +139,21 @@ def _parsed(op: Any, consts: dict[str, int], aliases: dict[str, str]) -> dict[st
     return dict(parse_request(req).facts)
 
 
+def _tiered(cases: list[dict[str, Any]]) -> list[Any]:
+    """The first case of each recipe and source layout kind in the fast tier, the rest slow
+    (each is a Triton compile)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for c in cases:
+        key = (c["recipes"][0], c["root"]["layout"]["kind"])
+        marks = () if key not in seen else (pytest.mark.slow,)
+        seen.add(key)
+        out.append(pytest.param(c, marks=marks, id=f"{c['id']}-{c['recipes'][0]}"))
+    return out
+
+
 @pytest.mark.skipif(not HAVE_TRITON, reason="needs triton")
-@pytest.mark.parametrize("case", _cases(), ids=lambda c: f"{c['id']}-{c['recipes'][0]}")
+@pytest.mark.parametrize("case", _tiered(_cases()))
 def test_construction_matches_the_parser_on_real_lowerings(case: dict[str, Any]) -> None:
     import triton
 

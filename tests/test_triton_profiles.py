@@ -4,7 +4,9 @@ the differential test against the installed Triton's real C++ verifiers.
 Expected verdicts below come from Triton's behaviour (the releases' diagnostics, observed once
 and written down here), not from the code under test. Runtime on a 2-core machine: about 40 s
 with triton 3.6.0 installed (the differential run, about 1800 modules, each verified in a forked
-child), about 25 s without (the theorems, z3 and cvc5).
+child), about 25 s without (the theorems, z3 and cvc5). The fast tier proves one theorem of each
+kind and leaves the full differential run to the slow tier (tests/test_triton_diff_cli.py runs
+a short one).
 """
 
 from __future__ import annotations
@@ -265,6 +267,7 @@ def _installed_triton() -> str | None:
     return triton.__version__
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not (_installed_triton() or "").startswith(("3.6.", "3.8.", "3.9.")),
     reason="needs triton 3.6, 3.8 or 3.9",
@@ -281,32 +284,68 @@ def test_differential_against_installed_triton() -> None:
 # --- theorems -------------------------------------------------------------------------------
 
 
+# The fast tier's theorems (id prefixes): the cheap ones of most kinds, the 3.6 witnesses the
+# tests below re-check included; proving all of them takes about two minutes on two cores.
+FAST_THEOREMS = (
+    "unsafe_accept.triton-3.6.",
+    "contained.",
+    "recipe_view.triton-3.6",
+    "recipe_granule.triton-3.6",
+)
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(FAST_THEOREMS, id="fast"),
+        pytest.param(None, id="all", marks=pytest.mark.slow),
+    ],
+)
+def proved_here(request: pytest.FixtureRequest) -> tuple[str, ...] | None:
+    """The id prefixes of the theorems this tier proves (None: all of them)."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def outcomes() -> dict[str, Any]:
+def outcomes(proved_here: tuple[str, ...] | None) -> dict[str, Any]:
     from alias_spec.semantics import triton_theorems
 
-    return {o.theorem.id: o for o in triton_theorems.prove(("z3", "cvc5"))}
+    if proved_here is None:
+        return {o.theorem.id: o for o in triton_theorems.prove(("z3", "cvc5"))}
+    return {
+        o.theorem.id: o
+        for prefix in proved_here
+        for o in triton_theorems.prove(("z3", "cvc5"), only=prefix)
+    }
 
 
-def test_theorems_as_declared(outcomes: dict[str, Any]) -> None:
+def test_theorems_as_declared(
+    outcomes: dict[str, Any], proved_here: tuple[str, ...] | None
+) -> None:
     from alias_spec.semantics import triton_theorems
 
-    assert set(outcomes) == {t.id for t in triton_theorems.all_theorems()}
+    ids = {t.id for t in triton_theorems.all_theorems()}
+    assert set(outcomes) == {i for i in ids if proved_here is None or i.startswith(proved_here)}
     for tid, o in outcomes.items():
         assert o.status in ("proved", "finding"), (tid, o.solvers)
         assert set(o.solvers.values()) <= {"holds", "refuted"}, tid
-    # The issue's theorems, by name.
-    assert outcomes["unsafe_accept.triton-3.6.reinterpret.contained"].status == "proved"
-    assert outcomes["reinterpret_38.contained"].status == "proved"
-    assert outcomes["reinterpret_38.safe"].status == "finding"
-    assert outcomes["recipe_view.triton-3.6"].status == "proved"
+    # The issue's theorems, by name (those this tier proves).
+    named = {
+        "unsafe_accept.triton-3.6.reinterpret.contained": "proved",
+        "reinterpret_38.contained": "proved",
+        "reinterpret_38.safe": "finding",
+        "recipe_view.triton-3.6": "proved",
+    }
     # Every recipe on every release it is chosen for, with no assumption beyond the lowering's.
     for release in ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9"):
         for recipe in ("view", "index"):
-            assert outcomes[f"recipe_{recipe}.{release}"].status == "proved"
-    assert outcomes["recipe_granule.triton-3.6"].status == "proved"
-    assert outcomes["recipe_granule.triton-3.7"].status == "proved"
-    assert outcomes["recipe_granule_stack.triton-3.6"].status == "finding"
+            named[f"recipe_{recipe}.{release}"] = "proved"
+    named["recipe_granule.triton-3.6"] = "proved"
+    named["recipe_granule.triton-3.7"] = "proved"
+    named["recipe_granule_stack.triton-3.6"] = "finding"
+    for key, status in named.items():
+        if proved_here is None or key.startswith(proved_here):
+            assert outcomes[key].status == status, key
 
 
 def test_witnesses_are_real_requests(outcomes: dict[str, Any]) -> None:
@@ -327,6 +366,8 @@ def test_witnesses_are_real_requests(outcomes: dict[str, Any]) -> None:
 
 
 def test_reinterpret_38_findings_have_real_counterexamples(outcomes: dict[str, Any]) -> None:
+    if "reinterpret_38.safe" not in outcomes:
+        pytest.skip("the reinterpret_38 theorems are proved in the slow tier")
     # Accepted by 3.8 and unsafe: the request re-parses to a counterexample of the claim.
     safe = outcomes["reinterpret_38.safe"].counterexample["view"]["request"]
     facts = parse_request(safe).facts

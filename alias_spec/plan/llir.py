@@ -15,11 +15,14 @@ never proved.
 from __future__ import annotations
 
 import re
+import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import z3
 
+from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.plan import Finding, Note, Report
 
 _DEFINE = re.compile(r'^define\b.*?@("(?:[^"\\]|\\.)*"|[\w.$-]+)\((.*)\)(.*)\{\s*$')
@@ -36,6 +39,7 @@ _CONST_GEP = re.compile(
 )
 _SMEM = "@global_smem"
 _NAMES = re.compile(r"%[\w.$-]+")
+_VECTOR = re.compile(r"<\s*(\d+)\s+x\s+(i\d+)\s*>")
 WIDTH = 32  # shared-memory addresses (the data layout's p3:32)
 INVARIANT_STEPS = 8  # iterations before widening a loop-carried value's interval
 OPT_TIMEOUT_MS = 5_000
@@ -89,14 +93,15 @@ class LFunction:
         data = re.compile(
             r"^(?:(?:tail|musttail|notail)\s+)?(?:load|atomicrmw|cmpxchg|icmp|fcmp)\b"
         )
-        reads = re.compile(r"\b(?:ld|atom|ldmatrix)\.")
+        # Memory reads (asm or intrinsic) return data, not the address they read.
+        reads = re.compile(r"\b(?:ld|atom|ldmatrix)\.|@llvm\.nvvm\.(?:ldmatrix|ld\.)")
         changed = True
         while changed:
             changed = False
             for name, (_, rhs) in self.defs.items():
                 if name in self.tainted or data.match(rhs):
                     continue
-                if " asm " in rhs and reads.search(rhs):
+                if (" asm " in rhs or "@llvm." in rhs) and reads.search(rhs):
                     continue
                 if _SMEM in rhs or any(n in self.tainted for n in _NAMES.findall(rhs)):
                     self.tainted.add(name)
@@ -150,7 +155,7 @@ def type_size(ty: str) -> int | None:
     ty = ty.strip()
     m = _INT_TY.match(ty)
     if m:
-        return (int(m.group(1)) + 7) // 8
+        return elem_bytes(int(m.group(1)))  # an iN stores in ceil(N / 8) bytes
     simple = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "ptr": 8}
     if ty in simple:
         return simple[ty]
@@ -256,6 +261,136 @@ class Evaluator:
         self.pending: set[str] = set()  # phis whose incoming values are being built
         self.hits: list[set[str]] = []  # per phi being built: the pending phis it reached
         self.bounded: dict[str, str] = {}  # loop-carried phi -> its invariant, as text
+        # Loop-carried phis whose bounds are not searched yet (only when a proof needs them):
+        # var name -> (var, incoming values, incoming edges, phi name)
+        self.deferred: dict[str, tuple[z3.BitVecRef, list[Value], list[tuple[str, str]], str]]
+        self.deferred = {}
+        self._solver: z3.Solver | None = None
+        self._synced = 0
+        # Cheap bounds for the interval pre-check: a variable's unsigned range, a merge's
+        # incoming values (the solver is asked only what intervals cannot show).
+        self.var_range: dict[str, tuple[int, int]] = {}
+        self.var_merge: dict[str, list[z3.BitVecRef]] = {}
+        self.ranges: dict[str, tuple[int, int]] = {}  # found by _interval, not yet published
+        # AST id -> (the AST, kept alive so that its id is not reused; its bounds)
+        self._memo: dict[int, tuple[z3.ExprRef, tuple[int, int]]] = {}
+
+    def interval(self, e: z3.BitVecRef, depth: int = 0) -> tuple[int, int]:
+        """Unsigned bounds of ``e`` by interval arithmetic (sound; the full range when an
+        operation may wrap or is not modelled here)."""
+        w = e.size()
+        full = (0, (1 << w) - 1)
+        key = e.get_id()
+        if key in self._memo:
+            return self._memo[key][1]
+        if depth > 200:
+            return full
+        out = full
+        if z3.is_bv_value(e):
+            out = (e.as_long(), e.as_long())  # type: ignore[attr-defined]
+        elif z3.is_const(e):
+            name = str(e)
+            if name in self.var_range:
+                out = self.var_range[name]
+            elif name in self.var_merge:
+                parts = [self.interval(x, depth + 1) for x in self.var_merge[name]]
+                out = (min(a for a, _ in parts), max(b for _, b in parts))
+        else:
+            out = self._interval_op(e, w, depth)
+        self._memo[key] = (e, out)
+        return out
+
+    def _interval_op(self, e: z3.BitVecRef, w: int, depth: int) -> tuple[int, int]:
+        full = (0, (1 << w) - 1)
+        k = e.decl().kind()
+        kids = e.children()
+
+        def iv(x: z3.ExprRef) -> tuple[int, int]:
+            return self.interval(x, depth + 1)  # type: ignore[arg-type]
+
+        def fits(lo: int, hi: int) -> tuple[int, int]:
+            return (lo, hi) if 0 <= lo <= hi <= full[1] else full
+
+        if k == z3.Z3_OP_BADD:
+            parts = [iv(x) for x in kids]
+            return fits(sum(a for a, _ in parts), sum(b for _, b in parts))
+        if k == z3.Z3_OP_BMUL:
+            lo, hi = 1, 1
+            for a, b in (iv(x) for x in kids):
+                lo, hi = lo * a, hi * b
+            return fits(lo, hi)
+        if k == z3.Z3_OP_BSUB and len(kids) == 2:
+            c = _remainder_of(kids[0], kids[1])
+            if c is not None:  # x - (x / c) * c, the compiler's spelling of x % c
+                return (0, c - 1)
+            (a0, a1), (b0, b1) = iv(kids[0]), iv(kids[1])
+            return fits(a0 - b1, a1 - b0) if a0 >= b1 else full
+        if k == z3.Z3_OP_BAND:
+            return (0, min(b for _, b in (iv(x) for x in kids)))
+        if k in (z3.Z3_OP_BOR, z3.Z3_OP_BXOR):
+            parts = [iv(x) for x in kids]
+            top = (1 << max(b for _, b in parts).bit_length()) - 1
+            if k == z3.Z3_OP_BOR:
+                return (max(a for a, _ in parts), min(top, sum(b for _, b in parts)))
+            return (0, top)
+        if k in (z3.Z3_OP_BSHL, z3.Z3_OP_BLSHR) and z3.is_bv_value(kids[1]):
+            n = kids[1].as_long()  # type: ignore[attr-defined]
+            a, b = iv(kids[0])
+            return fits(a << n, b << n) if k == z3.Z3_OP_BSHL else (a >> n, b >> n)
+        if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I, z3.Z3_OP_BUREM, z3.Z3_OP_BUREM_I) and (
+            z3.is_bv_value(kids[1]) and kids[1].as_long() > 0  # type: ignore[attr-defined]
+        ):
+            c = kids[1].as_long()  # type: ignore[attr-defined]
+            a, b = iv(kids[0])
+            if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I):
+                return (a // c, b // c)
+            return (a, b) if b < c else (0, c - 1)
+        if k == z3.Z3_OP_ITE:
+            (a0, a1), (b0, b1) = iv(kids[1]), iv(kids[2])
+            return (min(a0, b0), max(a1, b1))
+        if k == z3.Z3_OP_ZERO_EXT:
+            return iv(kids[0])
+        if k == z3.Z3_OP_SIGN_EXT:
+            a, b = iv(kids[0])
+            return (a, b) if b < 1 << (kids[0].size() - 1) else full  # type: ignore[attr-defined]
+        if k == z3.Z3_OP_EXTRACT:
+            hi_bit, lo_bit = e.params()
+            a, b = iv(kids[0])
+            if lo_bit == 0 and b < 1 << (hi_bit + 1):
+                return (a, b)
+            return full
+        return full
+
+    def solver(self) -> z3.Solver:
+        """One solver for the function, holding every constraint found so far."""
+        if self._solver is None:
+            self._solver = z3.Solver()
+            self._solver.set("timeout", 10_000)
+        self._solver.add(*self.constraints[self._synced :])
+        self._synced = len(self.constraints)
+        return self._solver
+
+    def bound(self, exprs: list[z3.ExprRef]) -> bool:
+        """Search the bounds of the loop-carried phis these expressions mention (first those
+        their incoming values mention); whether any bound was found."""
+        found = False
+        todo = [c for e in exprs for c in _consts(e) if str(c) in self.deferred]
+        for c in todo:
+            job = self.deferred.pop(str(c), None)
+            if job is None:
+                continue
+            var, incs, edges, name = job
+            found |= self.bound([v.expr for v in incs])
+            got = self._invariant(var, incs, edges)
+            if got:
+                self.constraints.extend(got)
+                self._memo.clear()
+                rng = self.ranges.pop(str(var), None)
+                if rng is not None:
+                    self.var_range[str(var)] = rng
+                self.bounded[name] = " and ".join(str(g) for g in got)
+                found = True
+        return found
 
     def _opaque(self, width: int, why: str) -> Value:
         self.fresh += 1
@@ -266,6 +401,7 @@ class Evaluator:
             self.tid = z3.BitVec("tid.x", 32)
             bound = self.threads if self.threads else 1024  # the hardware's largest block
             self.constraints.append(z3.ULT(self.tid, z3.BitVecVal(bound, 32)))
+            self.var_range["tid.x"] = (0, bound - 1)
         return Value(self.tid, False, self.threads is None)
 
     def operand(self, ty: str, token: str) -> Value:
@@ -284,6 +420,23 @@ class Evaluator:
             return self._gep(m.group(1))
         if token.startswith("%"):
             return self.value(token, width or WIDTH)
+        vec = _VECTOR.fullmatch(ty)
+        if vec and token.startswith("<") and token.endswith(">"):
+            out = self._opaque(WIDTH, "vec")
+            out.fields = {i: self.operand(*_ty_tok(x)) for i, x in
+                          enumerate(_split_top(token[1:-1]))}  # fmt: skip
+            return out
+        sp = re.fullmatch(r"splat\s*\((.*)\)", token)
+        if vec and sp:
+            out = self._opaque(WIDTH, "vec")
+            lane = self.operand(*_ty_tok(sp.group(1)))
+            out.fields = dict.fromkeys(range(int(vec.group(1))), lane)
+            return out
+        if vec and token == "zeroinitializer":
+            out = self._opaque(WIDTH, "vec")
+            lane = self.operand(vec.group(2), "0")
+            out.fields = dict.fromkeys(range(int(vec.group(1))), lane)
+            return out
         return self._opaque(width or WIDTH, "const")
 
     def value(self, name: str, width: int) -> Value:
@@ -344,28 +497,26 @@ class Evaluator:
         # around it may be built again inside, so that the loop closes here, at the phi.
         active, self.active = self.active, set()
         try:
-            incs = [(self.operand(ty, tok), self._edge(frm, block)) for tok, frm in pairs]
+            incs = [self.operand(ty, tok) for tok, _ in pairs]
         finally:
             self.active = active
             reached = self.hits.pop()
             self.pending.discard(name)
-        if not all(isinstance(v.expr, z3.BitVecRef) for v, _ in incs):
+        if not all(isinstance(v.expr, z3.BitVecRef) for v in incs):
             v = self._opaque(width, "phi")
             self.cache[name] = v
             return v
-        smem = any(v.smem for v, _ in incs)
+        smem = any(v.smem for v in incs)
         header = any((frm, block) in self.fn.back_edges for _, frm in pairs)
         if not header and name not in reached:
             # A merge: the phi is one of its incoming values, all of this same iteration.
-            self.constraints.append(z3.Or([var == _fit(v.expr, width) for v, _ in incs]))
-            v = Value(var, smem, any(v.opaque for v, _ in incs))
+            self.constraints.append(z3.Or([var == _fit(v.expr, width) for v in incs]))  # type: ignore[arg-type]
+            self.var_merge[str(var)] = [_fit(v.expr, width) for v in incs]  # type: ignore[arg-type]
+            v = Value(var, smem, any(v.opaque for v in incs))
         else:
             # Carried around a loop: its value comes from an earlier iteration, so it is known
             # by the bounds the loop keeps it in (if any are found), never by an equation.
-            found = self._invariant(var, incs)
-            if found:
-                self.constraints.extend(found)
-                self.bounded[name] = " and ".join(str(c) for c in found)
+            self.deferred[str(var)] = (var, incs, [(frm, block) for _, frm in pairs], name)
             v = Value(var, smem, True)
         self.cache[name] = v
         return v
@@ -385,76 +536,113 @@ class Evaluator:
         val = opt.model().eval(e, model_completion=True)
         return val.as_long() if z3.is_bv_value(val) else None
 
-    def _invariant(self, var: z3.BitVecRef,
-                   incs: list[tuple[Value, z3.BoolRef | None]]) -> list[z3.BoolRef]:  # fmt: skip
-        """Interval invariants of a loop-carried phi, unsigned and signed: an interval I with
-        every incoming value in I whenever the phi is in I (each under the condition of its
-        edge), found by iterating from the values that enter the loop, then widening once to
-        what the loop's guard allows. Each returned interval is proved inductive."""
+    def _invariant(
+        self, var: z3.BitVecRef, incs: list[Value], edges: list[tuple[str, str]]
+    ) -> list[z3.BoolRef]:
+        """An interval invariant of a loop-carried phi: an interval I such that every incoming
+        value lies in I whenever the phi does (each under the condition of its edge). Tried
+        first without the edges' conditions (a wrapped stage index needs none), then with them
+        (a counter bounded by its loop's guard); unsigned, then signed. Proved inductive."""
+        conds: list[z3.BoolRef | None] = [None] * len(incs)
+        for use_edges in (False, True):
+            if use_edges:
+                conds = [self._edge(frm, to) for frm, to in edges]
+                if all(c is None for c in conds):
+                    break
+            for signed in (False, True):
+                found = self._interval(var, incs, conds, signed, widen=use_edges)
+                if found is not None:
+                    return [found]
+        return []
+
+    def _interval(self, var: z3.BitVecRef, incs: list[Value],
+                  conds: list[z3.BoolRef | None], signed: bool,
+                  widen: bool) -> z3.BoolRef | None:  # fmt: skip
         w = var.size()
-        out = []
-        for signed in (False, True):
-            flip = z3.BitVecVal(1 << (w - 1), w) if signed else z3.BitVecVal(0, w)
+        top = (1 << w) - 1
+        flip = z3.BitVecVal(1 << (w - 1) if signed else 0, w)
 
-            def key(e: z3.BitVecRef, flip: z3.BitVecRef = flip) -> z3.BitVecRef:
-                return _fit(e, w) ^ flip  # signed order as unsigned order
+        def key(e: z3.BitVecRef) -> z3.BitVecRef:
+            return _fit(e, w) ^ flip  # signed order as unsigned order
 
-            def within(lo: int, hi: int, key=key) -> z3.BoolRef:
-                k = key(var)
-                return z3.And(z3.ULE(lo, k), z3.ULE(k, hi))
+        def within(lo: int, hi: int) -> z3.BoolRef:
+            k = key(var)
+            return z3.And(z3.ULE(lo, k), z3.ULE(k, hi))
 
-            def image(lo: int | None, hi: int | None, key=key, within=within):
-                """The hull of the incoming values when the phi lies in [lo, hi] (None:
-                only those not reaching the phi); False when the solver gives up."""
-                got: list[tuple[int, int]] = []
-                for v, cond in incs:
-                    e = key(v.expr)  # type: ignore[arg-type]
-                    if lo is None and _mentions(e, var):
-                        continue
-                    facts = [*self.constraints] + ([within(lo, hi)] if lo is not None else [])
-                    if cond is not None:
-                        facts.append(cond)
-                    a = self._extreme(e, facts, False)
-                    b = self._extreme(e, facts, True)
-                    if a is None or b is None:
-                        s = z3.Solver()
-                        s.set("timeout", OPT_TIMEOUT_MS)
-                        s.add(*facts)
-                        if s.check() == z3.unsat:
-                            continue  # this edge is never taken from inside [lo, hi]
-                        return False
-                    got.append((a, b))
-                if not got:
+        def hull(facts: list[z3.BoolRef], only_entering: bool) -> tuple[int, int] | None:
+            """The range of the incoming values under ``facts`` (by optimisation)."""
+            got = []
+            for v, c in zip(incs, conds, strict=True):
+                e = key(v.expr)  # type: ignore[arg-type]
+                if only_entering and _mentions(e, var):
+                    continue
+                f = facts + ([c] if c is not None else [])
+                const = z3.simplify(e)
+                if z3.is_bv_value(const):
+                    got.append((const.as_long(), const.as_long()))  # type: ignore[attr-defined]
+                    continue
+                a, b = self._extreme(e, f, False), self._extreme(e, f, True)
+                if a is None or b is None:
+                    if self._unsat(f):
+                        continue  # an edge never taken under these facts
                     return None
-                return min(a for a, _ in got), max(b for _, b in got)
+                got.append((a, b))
+            if not got:
+                return None
+            return min(a for a, _ in got), max(b for _, b in got)
 
-            top = (1 << w) - 1
-            cur = image(None, None)
-            if not cur:
-                continue
-            lo, hi = cur
-            widened = False
-            for step in range(INVARIANT_STEPS + 2):
-                nxt = image(lo, hi)
-                if not nxt:
+        base = list(self.constraints)
+        start = hull(base, True)
+        if start is None:
+            return None
+        lo, hi = start
+        solver = z3.Solver()
+        solver.set("timeout", OPT_TIMEOUT_MS)
+        solver.add(*base)
+        widened = False
+        for step in range(2 * INVARIANT_STEPS):
+            if (lo, hi) == (0, top):
+                return None
+            escaped: int | None = None
+            for v, c in zip(incs, conds, strict=True):
+                e = key(v.expr)  # type: ignore[arg-type]
+                solver.push()
+                solver.add(within(lo, hi), z3.Or(z3.ULT(e, lo), z3.UGT(e, hi)))
+                if c is not None:
+                    solver.add(c)
+                r = solver.check()
+                if r == z3.sat:
+                    escaped = solver.model().eval(e, model_completion=True).as_long()
+                solver.pop()
+                if r == z3.unknown:
+                    return None
+                if escaped is not None:
                     break
-                if nxt[0] >= lo and nxt[1] <= hi:  # inductive: every way round keeps it
-                    if (lo, hi) != (0, top):
-                        out.append(within(lo, hi))
-                    break
-                up, down = nxt[1] > hi, nxt[0] < lo
-                lo, hi = min(lo, nxt[0]), max(hi, nxt[1])
-                if (lo, hi) == (0, top):
-                    break
-                if step + 1 >= INVARIANT_STEPS:
-                    if widened:
-                        break
-                    widened = True  # once: jump as far as the loop's guards allow
-                    wide = image(lo, top) if up else image(0, hi) if down else None
-                    if not wide:
-                        break
-                    lo, hi = min(lo, wide[0]), max(hi, wide[1])
-        return out
+            if escaped is None:
+                # Inductive. Its unsigned range feeds the interval pre-check.
+                half = 1 << (w - 1)
+                if not signed:
+                    self.ranges[str(var)] = (lo, hi)
+                elif lo >= half:  # a signed interval of non-negative values
+                    self.ranges[str(var)] = (lo - half, hi - half)
+                return within(lo, hi)
+            up = escaped > hi
+            lo, hi = min(lo, escaped), max(hi, escaped)
+            if step + 1 >= INVARIANT_STEPS:
+                if widened or not widen:
+                    return None
+                widened = True  # once: as far as the loop's guards let the value go
+                wide = hull(base + [within(lo, top) if up else within(0, hi)], False)
+                if wide is None:
+                    return None
+                lo, hi = min(lo, wide[0]), max(hi, wide[1])
+        return None
+
+    def _unsat(self, facts: list[z3.BoolRef]) -> bool:
+        s = z3.Solver()
+        s.set("timeout", OPT_TIMEOUT_MS)
+        s.add(*facts)
+        return s.check() == z3.unsat
 
     def _gep(self, rest: str) -> Value:
         parts = _split_top(rest)
@@ -502,6 +690,16 @@ class Evaluator:
             ty, _, operands = _type_prefix(rest)
             a_tok, b_tok = (_split_top(operands) + ["", ""])[:2]
             a, b = self.operand(ty, a_tok), self.operand(ty, b_tok)
+            if _VECTOR.fullmatch(ty):  # lane by lane, for the lanes known on both sides
+                out = self._opaque(WIDTH, "vec")
+                out.fields = {}
+                for i in set(a.fields or {}) & set(b.fields or {}):
+                    x, y = (a.fields or {})[i], (b.fields or {})[i]
+                    if isinstance(x.expr, z3.BitVecRef) and isinstance(y.expr, z3.BitVecRef):
+                        w = max(x.expr.size(), y.expr.size())
+                        out.fields[i] = Value(_BINOPS[op](_fit(x.expr, w), _fit(y.expr, w)),
+                                              x.smem or y.smem, x.opaque or y.opaque)  # fmt: skip
+                return out
             if ty == "i1" and op in ("and", "or", "xor"):  # predicates combined
                 x, y = _as_bool(a.expr), _as_bool(b.expr)
                 f = {"and": z3.And, "or": z3.Or, "xor": z3.Xor}[op]
@@ -578,6 +776,30 @@ class Evaluator:
             out = self._opaque(WIDTH, "agg")
             out.fields = fields
             return out
+        if op in ("insertelement", "extractelement"):
+            parts = _split_top(rest)
+            idx = parts[-1].split()[-1] if parts else ""
+            if not idx.isdigit() or len(parts) != (3 if op == "insertelement" else 2):
+                return self._opaque(width, "x")
+            vec = self.operand(*_ty_tok(parts[0]))
+            if op == "extractelement":
+                got = (vec.fields or {}).get(int(idx))
+                return got if got is not None else self._opaque(width, "x")
+            out = self._opaque(WIDTH, "vec")
+            out.fields = dict(vec.fields or {})
+            out.fields[int(idx)] = self.operand(*_ty_tok(parts[1]))
+            return out
+        red = re.search(r"@llvm\.vector\.reduce\.(or|add|and|xor)\.v(\d+)i\d+\((.*)\)\s*$", rhs)
+        if red:
+            vec = self.operand(*_ty_tok(red.group(3)))
+            lanes = [(vec.fields or {}).get(i) for i in range(int(red.group(2)))]
+            if lanes and all(v is not None and isinstance(v.expr, z3.BitVecRef) for v in lanes):
+                acc = lanes[0]
+                for v in lanes[1:]:
+                    acc = Value(_BINOPS[red.group(1)](acc.expr, v.expr), acc.smem or v.smem,
+                                acc.opaque or v.opaque)  # type: ignore[union-attr]  # fmt: skip
+                return acc  # type: ignore[return-value]
+            return self._opaque(width, "x")
         if op == "extractvalue":
             parts = _split_top(rest)
             if len(parts) == 2 and parts[1].strip().isdigit():
@@ -631,6 +853,38 @@ def _as_bool(e: z3.ExprRef) -> z3.BoolRef:
         return e
     assert isinstance(e, z3.BitVecRef)
     return z3.Extract(0, 0, e) == 1
+
+
+def _remainder_of(x: z3.ExprRef, y: z3.ExprRef) -> int | None:
+    """c when ``y`` is ``(x udiv c) * c`` (either operand order) with a constant c > 0."""
+    if y.decl().kind() != z3.Z3_OP_BMUL or len(y.children()) != 2:
+        return None
+    for q, c in (y.children(), reversed(y.children())):
+        if (
+            z3.is_bv_value(c)
+            and c.as_long() > 0  # type: ignore[attr-defined]
+            and q.decl().kind() in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I)
+            and q.children()[0].eq(x)
+            and q.children()[1].eq(c)
+        ):
+            return c.as_long()  # type: ignore[attr-defined]
+    return None
+
+
+def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
+    """The free constants (variables) of ``e``."""
+    seen: set[int] = set()
+    out = []
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(x)
+        todo.extend(x.children())
+    return out
 
 
 def _mentions(e: z3.ExprRef, var: z3.ExprRef) -> bool:
@@ -979,15 +1233,66 @@ def placements(report: Report, fn: str) -> list[tuple[int, int, str]] | None:
     ]  # fmt: skip
 
 
+# What evaluating misread text can raise (z3 sort mismatches and the like): a note, not a crash.
+_MISREAD = (z3.Z3Exception, ArithmeticError, LookupError, TypeError, ValueError)
+DEEP_STACK = 512 * 2**20  # values are built recursively: long def-use chains need room
+DEEP_RECURSION = 200_000
+
+
 def check_lowering(text: str, path: str, report: Report, num_warps: int | None) -> None:
-    """Add the lowering's findings and notes to ``report``."""
+    """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack)."""
+    box: dict[str, BaseException] = {}
+
+    def work() -> None:
+        try:
+            _check_lowering(text, path, report, num_warps)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    old_stack, old_limit = threading.stack_size(), sys.getrecursionlimit()
+    try:
+        threading.stack_size(DEEP_STACK)
+        sys.setrecursionlimit(max(old_limit, DEEP_RECURSION))
+        t = threading.Thread(target=work, name="alias-spec-plan-lowering")
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]
+
+
+def _check_lowering(text: str, path: str, report: Report, num_warps: int | None) -> None:
     fns, meta, _ = read_llir(text)
     report.llir_path = path
     checked = 0
     for fn in fns:
         threads = fn.threads or (num_warps * 32 if num_warps else None)
         ev = Evaluator(fn, threads)
-        found, unread = accesses(fn, ev, meta)
+        try:
+            found, unread = accesses(fn, ev, meta)
+        except RecursionError:
+            report.notes.append(
+                Note(
+                    "lowering.unbounded",
+                    f"@{fn.name}: its values are nested too deeply to evaluate (not judged)",
+                    fn.line,
+                    1,
+                )
+            )
+            continue
+        except _MISREAD as exc:
+            # Text this reader misreads (types that do not match, say): not judged, said so.
+            report.notes.append(
+                Note(
+                    "lowering.unread",
+                    f"@{fn.name}: cannot evaluate its shared addresses ({type(exc).__name__})",
+                    fn.line,
+                    1,
+                )
+            )
+            continue
         for why in unread:
             report.notes.append(Note("lowering.unread", f"@{fn.name}: {why}", fn.line, 1))
         if not found:
@@ -1004,7 +1309,10 @@ def check_lowering(text: str, path: str, report: Report, num_warps: int | None) 
             bad: list[tuple[Access, dict[str, int]]] = []
             for acc in found:
                 checked += 1
-                verdict = _judge(acc, lo, hi, ev)
+                try:
+                    verdict = _judge(acc, lo, hi, ev)
+                except (RecursionError, *_MISREAD):
+                    verdict = "unbounded"
                 if verdict is None:
                     continue
                 if verdict == "unbounded":
@@ -1041,21 +1349,30 @@ def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str
     (over modelled values only); "unbounded" when that cannot be decided."""
     if acc.size is None or not isinstance(acc.addr.expr, z3.BitVecRef) or not acc.addr.smem:
         return "unbounded"
+    lo_a, hi_a = ev.interval(acc.addr.expr)
+    if lo <= lo_a and hi_a + acc.size <= hi:
+        return None  # proved by interval arithmetic alone
     a = z3.ZeroExt(64 - acc.addr.expr.size(), acc.addr.expr)
     inside = z3.And(a >= lo, a + acc.size <= hi)
-    s = z3.Solver()
-    s.set("timeout", 10_000)
-    s.add(*ev.constraints)
-    if acc.cond is not None:
-        s.add(acc.cond)
-    s.add(z3.Not(inside))
-    r = s.check()
-    if r == z3.unsat:
-        return None
+    facts = [z3.Not(inside)] + ([acc.cond] if acc.cond is not None else [])
+    for attempt in range(2):
+        s = ev.solver()
+        s.push()
+        s.add(*facts)
+        r = s.check()
+        out: dict[str, int] = {}
+        if r == z3.sat:
+            m = s.model()
+            out["address"] = m.eval(a, model_completion=True).as_long()
+            if ev.tid is not None:
+                out["tid.x"] = m.eval(ev.tid, model_completion=True).as_long()
+        s.pop()
+        if r == z3.unsat:
+            return None
+        # Not proved: search the bounds of the loop-carried values it depends on, once.
+        if attempt == 0 and r == z3.sat and ev.bound(facts):
+            continue
+        break
     if r != z3.sat or acc.addr.opaque:
         return "unbounded"
-    m = s.model()
-    out = {"address": m.eval(a, model_completion=True).as_long()}
-    if ev.tid is not None:
-        out["tid.x"] = m.eval(ev.tid, model_completion=True).as_long()
     return out

@@ -15,16 +15,18 @@ across the call must avoid it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from alias_spec.model.dtypes import DTYPE_BITS
+from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.liveness import live_ranges, point_range
 from alias_spec.plan.ttgir import Function, Module, Op, read_module
 
 ALLOC_OPS = {"ttg.local_alloc"}
+AT_LEAST_ONE = "at least its first byte (its size is unknown)"
 CALL_OPS = {"tt.call"}
-_MEMDESC = re.compile(r"!ttg\.memdesc<([^,>]*?)x?([a-zA-Z]\w*)\s*(?:,\s*([^,>]+))?")
+_MEMDESC = re.compile(r"!ttg\.memdesc<((?:[^,>x]+x)*)([a-zA-Z]\w*)\s*(?:,\s*([^,>]+))?")
 _DEBUG_BUFFER = re.compile(
     r"^-- buffer (\d+); value: (?:%[\w#:.$-]+(?:, %[\w#:.$-]+)* = )?\"?([\w.]+)"
 )
@@ -56,6 +58,8 @@ class Buffer:
     def bytes(self) -> str:
         if self.offset is None or self.size is None:
             return "[?]"
+        if self.size_from == AT_LEAST_ONE:
+            return f"[{self.offset}, {self.offset + 1} or more)"
         return f"[{self.offset}, {self.offset + self.size})"
 
     def to_json(self) -> dict[str, Any]:
@@ -132,7 +136,7 @@ def _elem_bytes(dtype: str) -> int | None:
     bits = DTYPE_BITS.get(dtype)
     if bits is None:
         return None
-    return max(bits, 8) // 8 if bits % 8 == 0 or bits < 8 else None
+    return elem_bytes(bits) if bits % 8 == 0 or bits < 8 else None
 
 
 def type_bytes(op: Op, aliases: dict[str, str]) -> int | None:
@@ -338,7 +342,10 @@ def prove(module: Module, buffers: list[Buffer], report: Report) -> None:
                     fn.name, b.op.line, b.op.column, module.source(b.op),
                     {"offset": b.offset, "size": b.size, "limit": limit},
                 ))  # fmt: skip
-        sized = [b for b in mine if b.offset is not None and b.size is not None]
+        # A buffer whose size is unknown still holds its first byte: the allocator places
+        # only buffers of nonzero size. Overlaps on that byte are findings all the same.
+        sized = [b if b.size is not None else replace(b, size=1, size_from=AT_LEAST_ONE)
+                 for b in mine if b.offset is not None]  # fmt: skip
         for i, a in enumerate(sized):
             for b in sized[i + 1 :]:
                 _overlap(fn, module, a, b, report)

@@ -71,7 +71,8 @@ def _allocate(text: str) -> dict:
     _add(pm, passes.gluon, "add_inliner")
     nvidia.passes.ttgpuir.add_allocate_shared_memory_nv(pm, capability, _ptx_version(capability))
     pm.run(mod, "alias-spec-plan")
-    return {"module": str(mod)}
+    # Locations that name the module itself name this temporary file: keep only its name.
+    return {"module": str(mod).replace(path, "module.ttgir")}
 
 
 def main() -> int:

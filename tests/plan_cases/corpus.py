@@ -332,11 +332,26 @@ def kernels() -> list[Kernel]:
     out.append(Kernel("matmul_small_s3", matmul_kernel, mm_sig,
                       {"BM": 64, "BN": 64, "BK": 32, "GROUP": 8, "sak": 1, "sbn": 1, "scn": 1},
                       {"num_warps": 4, "num_stages": 3}, divisible=mm_div))  # fmt: skip
-    out.append(Kernel("matmul_desc_s3", matmul_desc_kernel,
-                      {"a_ptr": f16, "b_ptr": f16, "c_ptr": f16, "M": i32, "N": i32, "K": i32,
-                       "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"},
-                      {"BM": 128, "BN": 128, "BK": 64}, {"num_warps": 4, "num_stages": 3},
-                      divisible=("a_ptr", "b_ptr", "c_ptr", "M", "N", "K")))
+    out.append(
+        Kernel(
+            "matmul_desc_s3",
+            matmul_desc_kernel,
+            {
+                "a_ptr": f16,
+                "b_ptr": f16,
+                "c_ptr": f16,
+                "M": i32,
+                "N": i32,
+                "K": i32,
+                "BM": "constexpr",
+                "BN": "constexpr",
+                "BK": "constexpr",
+            },
+            {"BM": 128, "BN": 128, "BK": 64},
+            {"num_warps": 4, "num_stages": 3},
+            divisible=("a_ptr", "b_ptr", "c_ptr", "M", "N", "K"),
+        )
+    )
     out.append(Kernel("softmax", softmax_kernel,
                       {"out_ptr": f32, "in_ptr": f32, "in_stride": i32, "out_stride": i32,
                        "n_rows": i32, "n_cols": i32, "BLOCK": "constexpr", "STAGES": "constexpr"},
@@ -347,15 +362,38 @@ def kernels() -> list[Kernel]:
                        "mean_ptr": f32, "rstd_ptr": f32, "stride": i32, "n": i32, "eps": "fp32",
                        "BLOCK": "constexpr"}, {"BLOCK": 1024}, {"num_warps": 8},
                       divisible=("x_ptr", "y_ptr", "w_ptr", "b_ptr", "stride")))  # fmt: skip
-    att_sig = {"q_ptr": f16, "k_ptr": f16, "v_ptr": f16, "o_ptr": f16, "seq": i32,
-               "sm_scale": "fp32", "BM": "constexpr", "BN": "constexpr", "D": "constexpr"}
+    att_sig = {
+        "q_ptr": f16,
+        "k_ptr": f16,
+        "v_ptr": f16,
+        "o_ptr": f16,
+        "seq": i32,
+        "sm_scale": "fp32",
+        "BM": "constexpr",
+        "BN": "constexpr",
+        "D": "constexpr",
+    }
     att_div = ("q_ptr", "k_ptr", "v_ptr", "o_ptr", "seq")
-    out.append(Kernel("attention_fwd_d64", attention_fwd_kernel, att_sig,
-                      {"BM": 128, "BN": 64, "D": 64}, {"num_warps": 8, "num_stages": 3},
-                      divisible=att_div))
-    out.append(Kernel("attention_fwd_d128", attention_fwd_kernel, att_sig,
-                      {"BM": 64, "BN": 64, "D": 128}, {"num_warps": 4, "num_stages": 2},
-                      divisible=att_div))
+    out.append(
+        Kernel(
+            "attention_fwd_d64",
+            attention_fwd_kernel,
+            att_sig,
+            {"BM": 128, "BN": 64, "D": 64},
+            {"num_warps": 8, "num_stages": 3},
+            divisible=att_div,
+        )
+    )
+    out.append(
+        Kernel(
+            "attention_fwd_d128",
+            attention_fwd_kernel,
+            att_sig,
+            {"BM": 64, "BN": 64, "D": 128},
+            {"num_warps": 4, "num_stages": 2},
+            divisible=att_div,
+        )
+    )
     out.append(Kernel("attention_fwd_mma2", attention_fwd_kernel, att_sig,
                       {"BM": 64, "BN": 32, "D": 64}, {"num_warps": 2, "num_stages": 3},
                       divisible=att_div))  # fmt: skip

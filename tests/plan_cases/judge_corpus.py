@@ -81,8 +81,10 @@ def markdown(results: dict[str, Any]) -> str:
            "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for release, doc in results["releases"].items():
         s = doc["summary"]
-        out.append(f"| {release} | {s['kernels']} | {s['clean']} | {s['partial']} | "
-                   f"{s['false_alarms']} | {s['known_bug_flagged']} | {s['not_compiled']} |")
+        out.append(
+            f"| {release} | {s['kernels']} | {s['clean']} | {s['partial']} | "
+            f"{s['false_alarms']} | {s['known_bug_flagged']} | {s['not_compiled']} |"
+        )
     out += ["", "Kernels not proved clean:", ""]
     for release, doc in results["releases"].items():
         for r in doc["kernels"]:

@@ -18,6 +18,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,12 @@ from triton.experimental.gluon._runtime import GluonASTSource  # noqa: E402
 
 RELEASE = ".".join(triton.__version__.split(".")[:2])
 TARGET = GPUTarget("cuda", 90, 32)
+
+
+def no_paths(text: str) -> str:
+    """Absolute paths of this machine (temporary files, warnings naming site-packages) cut to
+    their file names: the records must not depend on where they were made."""
+    return re.sub(r"(?:/[\w.+-]+)+/([\w.+-]+)", r"\1", text)
 
 
 def allocation(ttgir: str) -> dict[str, Any]:
@@ -68,7 +75,8 @@ def record(name: str, family: str, build: Any) -> dict[str, Any]:
     rec["llir"] = relative_paths(compiled.asm["llir"])
     reply = allocation(rec["ttgir"])
     if reply.get("ok"):
-        rec["alloc"] = {"module": reply["module"], "debug": reply.get("debug", ""),
+        rec["alloc"] = {"module": no_paths(reply["module"]),
+                        "debug": no_paths(reply.get("debug", "")),
                         "version": reply["version"]}  # fmt: skip
     else:
         rec["alloc_error"] = str(reply.get("error"))[:300]
@@ -123,8 +131,13 @@ def _frontend(every: int) -> list[tuple[str, str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out", type=Path)
-    p.add_argument("--frontend", type=int, default=0, metavar="N",
-                   help="also every (330 // N)-th frontend corpus case (about N cases)")
+    p.add_argument(
+        "--frontend",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also every (330 // N)-th frontend corpus case (about N cases)",
+    )
     p.add_argument("--only", nargs="*", default=None)
     args = p.parse_args(argv)
     every = max(1, 330 // args.frontend) if args.frontend else 0
