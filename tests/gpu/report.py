@@ -207,6 +207,25 @@ def render(results_dir: Path, earlier: Path | None) -> str:
         f"- racecheck: {_sanitizer(results_dir / 'racecheck.log')}",
         "",
     ]
+    plan_path = results_dir / "plan_gpu.json"
+    if plan_path.is_file():
+        plan = _load(plan_path)
+        out += [
+            "## The compiler's own aliasing: a call frame over a live buffer",
+            "",
+            "`alias-spec plan` flags `call_frame` on Triton 3.6 (the callee addresses its scratch",
+            "from the shared base, over the caller's live buffer) and proves `call_frame_dead` and",
+            "`call_inlined` clean (tests/plan_cases/kernels.py, tests/gpu/test_plan_gpu.py).",
+            "",
+            "| kernel | values | overwritten | callee result |",
+            "| --- | --- | --- | --- |",
+        ]
+        out += [
+            f"| {name} | {r['values']} | {r['overwritten']} | "
+            f"{'ok' if r['callee_result_ok'] else 'WRONG'} |"
+            for name, r in plan["kernels"].items()
+        ]
+        out.append("")
     return "\n".join(out)
 
 

@@ -2,12 +2,12 @@
 # One full GPU batch: environment record, every GPU test, then compute-sanitizer memcheck and
 # racecheck over the end-to-end kernels. Results land in $OUT (default ./gpu-out):
 #   env.json, pytest.log, corpus_results.json, scenarios.json, experiment.json,
-#   memcheck.log, racecheck.log
+#   memcheck.log, racecheck.log, plan_gpu.json
 # Then: python tests/gpu/report.py $OUT  (writes docs/gpu-report.md)
 set -u
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
-export TLE_GPU_OUT="$OUT" PYTHONUNBUFFERED=1
+export TLE_GPU_OUT="$OUT" TLE_PLAN_GPU_OUT="$OUT/plan_gpu.json" PYTHONUNBUFFERED=1
 PY=${PYTHON:-python3}
 
 $PY - >"$OUT/env.json" <<'PYEOF'
