@@ -398,16 +398,22 @@ def _run_query(
     model = None
     if "z3" in solvers:
         # Look for a model a kernel would have first (real dtypes, power-of-2 shapes), then a
-        # small one: witnesses and counterexamples stay readable. An unsat answer of a
-        # restricted search proves nothing, so the last search is unrestricted.
-        found = solve(
-            [query],
-            lambda: [realistic(e) for e in envs.values()],
-            timeout_ms=min(timeout_ms, 5000),
-        )
-        if found.result != z3.sat:
-            found = solve([query], lambda: [small(e) for e in envs.values()], timeout_ms=timeout_ms)
-        if found.result != z3.sat:
+        # small one, each with small numbers, then with numbers up to 2^34 (the i32 theorems
+        # need offsets past 2^31): witnesses and counterexamples stay readable. An unsat
+        # answer of a restricted search proves nothing, so the last search is unrestricted.
+        found = None
+        for bound in (4096, 2**34):
+            for prefer in (realistic, small):
+                found = solve(
+                    [query],
+                    lambda prefer=prefer, bound=bound: [prefer(e, bound) for e in envs.values()],
+                    timeout_ms=min(timeout_ms, 5000),
+                )
+                if found.result == z3.sat:
+                    break
+            if found.result == z3.sat:
+                break
+        if found is None or found.result != z3.sat:
             found = solve([query], timeout_ms=timeout_ms)
         r, model = found.result, found.model
         verdicts["z3"] = _meaning(t, r)
