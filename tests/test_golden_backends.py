@@ -73,14 +73,21 @@ def mini(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
             raise KeyError(profile)
         return tuple(r for r in MINI if profile in r.profiles)
 
-    catalogue.compiled.cache_clear()
-    for module in (catalogue, gen_cpp, gen_python, gen_recipes, gen_mlir):
+    modules = (catalogue, gen_cpp, gen_python, gen_recipes, gen_mlir)
+    # Results cached per rule id (compiled formulas, C++ trees) must not leak in or out.
+    caches = [
+        f for m in modules for f in vars(m).values() if callable(getattr(f, "cache_clear", None))
+    ]
+    for f in caches:
+        f.cache_clear()
+    for module in modules:
         for name, value in (("RULES", MINI), ("PROFILES", PROFILES), ("rules_for", rules_for)):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)
     monkeypatch.setattr(gen_mlir, "VERIFIER_ORDER", tuple(r.id for r in MINI))
     yield
-    catalogue.compiled.cache_clear()
+    for f in caches:
+        f.cache_clear()
 
 
 def _mathml() -> str:
