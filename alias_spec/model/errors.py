@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 # A message names the field and shows the bad value, never the whole of a huge input.
@@ -34,6 +35,20 @@ class RequestError(ValueError):
     one printable line whatever the field name or value held."""
 
     def __init__(self, field: str, problem: str) -> None:
-        self.field = one_line(field, SHOW_CHARS)
+        # The line reads "FIELD: problem": a field never holds a colon or a blank, so a reader
+        # can split it there (key_error moves an odd key into the problem instead).
+        field = one_line(field, SHOW_CHARS).replace(":", "\\x3a")
+        self.field = "".join(c if not c.isspace() else "_" for c in field) or "request"
         self.problem = one_line(problem)
         super().__init__(f"{self.field}: {self.problem}")
+
+
+PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def key_error(prefix: str, key: Any, problem: str, hint: str = "") -> RequestError:
+    """The error about an object's key: ``prefix.key: problem`` for a plain name, else the
+    object itself is the field and the problem shows the key as JSON (it may hold anything)."""
+    if isinstance(key, str) and PLAIN_KEY.fullmatch(key):
+        return RequestError(f"{prefix}.{key}" if prefix else key, problem + hint)
+    return RequestError(prefix or "request", f"{problem} {shown(key)}{hint}")

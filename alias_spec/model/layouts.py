@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from alias_spec.model.errors import RequestError, one_line, shown
+from alias_spec.model.errors import RequestError, key_error, one_line, shown
 from alias_spec.model.literals import DECIMAL, INT64_MAX, decimal, decimals
 from alias_spec.model.physical import swizzle_repeat
 
@@ -202,7 +202,7 @@ def _json(value: dict[str, Any], fld: str) -> Layout:
     defaults = JSON_DEFAULTS[kind]
     for key in value:
         if key != "kind" and key not in defaults:
-            raise RequestError(f"{fld}.{one_line(str(key), 40)}", f"unknown {kind} layout field")
+            raise key_error(fld, key, f"unknown {kind} layout field")
     got = {**defaults, **value}
     if kind == "nvmma":
         swizzle = _int(got["swizzle_bytes"], f"{fld}.swizzle_bytes", 0)

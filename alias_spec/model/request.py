@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from alias_spec.model.dtypes import dtype_bits
-from alias_spec.model.errors import RequestError, shown
+from alias_spec.model.errors import RequestError, key_error, shown
 from alias_spec.model.facts import INT64_MAX, OPS, SCOPES, SPACES, Facts, elem_bytes
 from alias_spec.model.layouts import Layout, parse_layout, repeat_of
 from alias_spec.model.literals import INT64_MIN, JSON_INT_MAX
@@ -65,20 +64,15 @@ def _bounded(v: Any, fld: str) -> Any:
     return v
 
 
-def _key(key: str) -> str:
-    """An unknown field's name as an error shows it: quoted unless it is a plain name."""
-    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else shown(key)
-
-
 def _unknown_field(key: str, allowed: Collection[str], prefix: str = "") -> RequestError:
     """The error for a field no request of this kind has, naming the nearest allowed one when
     the name looks like a typo of it."""
-    problem = "unknown field"
+    hint = ""
     if isinstance(key, str):
         near = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.6)
         if near:
-            problem += f"; did you mean {near[0]!r}?"
-    return RequestError(f"{prefix}{_key(key)}", problem)
+            hint = f"; did you mean {near[0]!r}?"
+    return key_error(prefix, key, "unknown field", hint)
 
 
 def _choice(v: Any, names: dict[str, int], fld: str) -> int:
@@ -117,7 +111,7 @@ def _side(value: Any, name: str, aliases: dict[str, str]) -> dict[str, Any]:
     allowed = SIDE_KEYS | (SOURCE_ONLY if name == "source" else set())
     for key in value:
         if key not in allowed:
-            raise _unknown_field(key, allowed, f"{name}.")
+            raise _unknown_field(key, allowed, name)
     for key in ("shape", "dtype"):
         if key not in value:
             raise RequestError(f"{name}.{key}", "missing")
