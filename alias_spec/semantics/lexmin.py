@@ -21,7 +21,6 @@ from typing import NamedTuple
 import z3
 
 from alias_spec.model.facts import Facts
-from alias_spec.semantics.z3expr import model_facts
 
 # Constraints asserted together, or a function building them when their turn comes. z3's
 # models depend on the order terms are created in and asserted, so a search that builds some
@@ -37,6 +36,9 @@ class Found(NamedTuple):
     result: z3.CheckSatResult
     model: z3.ModelRef | None
     solver: z3.Solver
+    # Every bisection step was decided (sat or unsat): the objectives are proved minimal. A
+    # step that timed out counts as no improvement and leaves this False.
+    exact: bool = True
 
 
 def solve(
@@ -56,6 +58,7 @@ def solve(
     if result != z3.sat:
         return Found(result, None, s)
     model = s.model()
+    exact = True
     for obj in objectives:
         hi = model.eval(obj, model_completion=True).as_long()
         lo = 0
@@ -63,14 +66,16 @@ def solve(
             mid = (lo + hi) // 2
             s.push()
             s.add(obj <= mid)
-            if s.check() == z3.sat:
+            step = s.check()
+            if step == z3.sat:
                 model = s.model()
                 hi = model.eval(obj, model_completion=True).as_long()
             else:
+                exact = exact and step == z3.unsat
                 lo = mid + 1
             s.pop()
         s.add(obj == hi)
-    return Found(result, model, s)
+    return Found(result, model, s, exact)
 
 
 def search(
@@ -82,6 +87,10 @@ def search(
     """The values of ``env`` in :func:`solve`'s model (read while its solver lives), or None
     when it finds none."""
     found = solve(*groups, objectives=objectives, timeout_ms=timeout_ms)
+    # Imported here: the reuse planner uses solve() on the GPU machine, which has no pydantic
+    # (that the rule catalogue behind z3expr needs).
+    from alias_spec.semantics.z3expr import model_facts
+
     return None if found.model is None else model_facts(found.model, env)
 
 

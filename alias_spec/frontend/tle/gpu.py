@@ -372,3 +372,17 @@ class _ProfileKey(JITCallable):
 # Triton hashes an "aggregate" global through its hash_attrs; alloc stays a builtin.
 alloc.__triton_aggregate__ = True
 alloc.hash_attrs = [_ProfileKey()]
+
+
+# Buffers placed in one allocation by the reuse planner (see alias_spec.frontend.tle.reuse).
+from alias_spec.frontend.tle.reuse import (  # noqa: E402 - needs alloc above
+    alloc_reuse,
+    buffer,
+    distinct,
+    reuse_plan,
+    shared,
+)
+
+alloc_reuse.__triton_aggregate__ = True
+alloc_reuse.hash_attrs = [_ProfileKey()]
+__all__ = ["alloc", "alloc_reuse", "buffer", "distinct", "reuse_plan", "shared", "smem", "tmem"]

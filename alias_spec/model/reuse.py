@@ -1,0 +1,296 @@
+"""Shared-memory reuse: buffers declared with when each is in use, placed in one allocation.
+
+A kernel author declares buffers (shape, element width, layout alignment) and when each is in
+use, either as named *phases* of the kernel (two buffers conflict when they share a phase) or as
+TLX-style *groups* (``shared``: the members may overlap; ``distinct``: they may not; groups
+nest, and two buffers conflict when the innermost group holding both is distinct). A placement
+gives each buffer a byte offset in one allocation. This module holds the data, the conflict
+relation, what a placement must satisfy (``verify``) and TLX's greedy rule (``greedy``) to
+compare against. Pure Python, as the frontend needs it; the z3 planner that finds the smallest
+placement is ``alias_spec.semantics.reuse``.
+
+A placement is right when every buffer starts on its alignment (16 bytes, the element width,
+the NVMMA swizzle repeat: what the alias rules ``alias.address.aligned`` and
+``alias.base.aligned`` and the 3.6 lowering's ``base.align16`` ask of a view's start), lies
+inside the allocation, and no two conflicting buffers share a byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from math import prod
+from typing import Any
+
+from alias_spec.model.errors import RequestError, shown
+from alias_spec.model.facts import elem_bytes
+from alias_spec.model.layouts import NVMMA_SWIZZLES
+from alias_spec.model.physical import base_alignment, swizzle_bytes, swizzle_repeat
+
+# The most shared memory one block may use on sm_90 (H100, H200): 227 KiB.
+SMEM_PER_BLOCK = 227 * 1024
+# Bounds that keep planning a bounded search.
+MAX_BUFFERS = 256
+MAX_DEPTH = 16
+
+
+class ReuseError(RequestError):
+    """A declaration that cannot be planned; names the part of it that is wrong."""
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One buffer to place: ``bits`` per element, ``swizzle`` the NVMMA swizzle width in bytes
+    of its layout (0 for none)."""
+
+    name: str
+    shape: tuple[int, ...]
+    bits: int
+    swizzle: int = 0
+
+    @property
+    def size(self) -> int:
+        return prod(self.shape) * elem_bytes(self.bits)
+
+    @property
+    def align(self) -> int:
+        """Where the buffer may start: the allocation alignment its layout asks for (16 bytes,
+        the swizzle repeat), which also covers its element width (at most 8 bytes)."""
+        return max(base_alignment(swizzle_repeat(self.swizzle)), elem_bytes(self.bits))
+
+
+@dataclass(frozen=True)
+class Group:
+    """TLX's ``reuse_group``: ``kind`` is "shared" or "distinct"; members are buffer names or
+    nested groups."""
+
+    kind: str
+    members: tuple[str | Group, ...]
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """Buffers and when each is in use: ``uses`` maps each buffer to the phases it is live in
+    (with ``phases`` listing the kernel's phases), or ``groups`` is a group tree."""
+
+    buffers: tuple[Buffer, ...]
+    phases: tuple[str, ...] = ()
+    uses: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    groups: Group | None = None
+    capacity: int = SMEM_PER_BLOCK
+
+    def buffer(self, name: str) -> Buffer:
+        return {b.name: b for b in self.buffers}[name]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Offsets in one allocation of ``total`` bytes. ``lower_bound`` is a size no placement
+    can beat; ``optimal`` says the planner proved ``total`` smallest."""
+
+    offsets: tuple[tuple[str, int], ...]
+    total: int
+    lower_bound: int
+    optimal: bool
+
+    def offset(self, name: str) -> int:
+        return dict(self.offsets)[name]
+
+
+def _int(value: Any, fld: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ReuseError(fld, f"must be an integer >= {low}, got {shown(value)}")
+    return value
+
+
+def buffer(name: Any, shape: Any, bits: Any, swizzle: Any = 0) -> Buffer:
+    """A checked Buffer; a ReuseError names the bad part (``buffers[name].shape``, ...)."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ReuseError("buffers", f"a buffer name must be an identifier, got {shown(name)}")
+    where = f"buffers.{name}"
+    if not isinstance(shape, (list, tuple)) or not shape or len(shape) > 8:
+        raise ReuseError(f"{where}.shape", f"must be a list of 1 to 8 dims, got {shown(shape)}")
+    dims = tuple(_int(d, f"{where}.shape", 1) for d in shape)
+    width = _int(bits, f"{where}.dtype", 8)
+    if width % 8 or width > 64:
+        raise ReuseError(f"{where}.dtype", f"must be 8, 16, 32 or 64 bits wide, got {width}")
+    if swizzle not in NVMMA_SWIZZLES:
+        raise ReuseError(f"{where}.layout", f"NVMMA swizzle must be one of {NVMMA_SWIZZLES}")
+    b = Buffer(name, dims, width, swizzle)
+    if b.size > 2**31:
+        raise ReuseError(f"{where}.shape", f"{b.size} bytes is more than shared memory can hold")
+    return b
+
+
+def _group(value: Any, names: set[str], seen: list[str], depth: int) -> Group | str:
+    if isinstance(value, str):
+        if value not in names:
+            raise ReuseError("groups", f"unknown buffer {shown(value)}")
+        seen.append(value)
+        return value
+    if depth > MAX_DEPTH:
+        raise ReuseError("groups", f"groups nest deeper than {MAX_DEPTH}")
+    if not isinstance(value, Group) or value.kind not in ("shared", "distinct"):
+        raise ReuseError("groups", f"expected a buffer name or a reuse group, got {shown(value)}")
+    if not value.members:
+        raise ReuseError("groups", f"an empty {value.kind} group")
+    members = tuple(_group(m, names, seen, depth + 1) for m in value.members)
+    return Group(value.kind, members)
+
+
+def declare(
+    buffers: Sequence[Buffer],
+    uses: Mapping[str, Iterable[str]] | None = None,
+    phases: Sequence[str] | None = None,
+    groups: Group | None = None,
+    capacity: int = SMEM_PER_BLOCK,
+) -> Declarations:
+    """Checked declarations. Give ``uses`` (buffer name to the phases it is in use in, the
+    phases listed in ``phases``) or ``groups``, not both."""
+    if not isinstance(buffers, (list, tuple)) or not buffers:
+        raise ReuseError("buffers", "declare at least one buffer")
+    if len(buffers) > MAX_BUFFERS:
+        raise ReuseError("buffers", f"at most {MAX_BUFFERS} buffers, got {len(buffers)}")
+    names = [b.name for b in buffers]
+    for n in names:
+        if names.count(n) > 1:
+            raise ReuseError(f"buffers.{n}", "declared twice")
+    cap = _int(capacity, "capacity", 1)
+    if (uses is None) == (groups is None):
+        raise ReuseError("uses", "give either uses (with phases) or groups, not both")
+    if groups is not None:
+        seen: list[str] = []
+        tree = _group(groups, set(names), seen, 0)
+        if not isinstance(tree, Group):
+            tree = Group("shared", (tree,))
+        for n in names:
+            if seen.count(n) != 1:
+                problem = "not in any group" if n not in seen else "in more than one group"
+                raise ReuseError(f"buffers.{n}", problem)
+        return Declarations(tuple(buffers), groups=tree, capacity=cap)
+    if not isinstance(phases, (list, tuple)) or not phases:
+        raise ReuseError("phases", "list the kernel's phases")
+    known = tuple(str(p) for p in phases)
+    if not isinstance(uses, Mapping):
+        raise ReuseError("uses", f"must map buffer names to phases, got {shown(uses)}")
+    table = []
+    for n in names:
+        if n not in uses:
+            raise ReuseError(f"uses.{n}", "missing: say in which phases the buffer is in use")
+        got = uses[n]
+        got = (got,) if isinstance(got, str) else tuple(got)
+        if not got:
+            raise ReuseError(f"uses.{n}", "the buffer is in use in no phase")
+        for p in got:
+            if p not in known:
+                raise ReuseError(f"uses.{n}", f"unknown phase {shown(p)}; phases: {list(known)}")
+        table.append((n, tuple(dict.fromkeys(got))))
+    for n in uses:
+        if n not in names:
+            raise ReuseError("uses", f"unknown buffer {shown(n)}")
+    return Declarations(tuple(buffers), known, tuple(table), capacity=cap)
+
+
+def _leaves(g: Group | str) -> list[str]:
+    return [g] if isinstance(g, str) else [n for m in g.members for n in _leaves(m)]
+
+
+def conflicts(d: Declarations) -> set[frozenset[str]]:
+    """Pairs of buffers in use at the same time (that must not share a byte)."""
+    out: set[frozenset[str]] = set()
+    if d.groups is not None:
+
+        def walk(g: Group | str) -> None:
+            if isinstance(g, str):
+                return
+            if g.kind == "distinct":
+                parts = [_leaves(m) for m in g.members]
+                for a, b in combinations(parts, 2):
+                    out.update(frozenset((x, y)) for x in a for y in b)
+            for m in g.members:
+                walk(m)
+
+        walk(d.groups)
+        return out
+    uses = dict(d.uses)
+    for a, b in combinations(uses, 2):
+        if set(uses[a]) & set(uses[b]):
+            out.add(frozenset((a, b)))
+    return out
+
+
+def lower_bound(d: Declarations) -> int:
+    """A size no placement can beat: the biggest set of buffers in use together (a phase, or a
+    distinct group's sum of its members' bounds), each at least its own size."""
+    size = {b.name: b.size for b in d.buffers}
+    if d.groups is not None:
+
+        def bound(g: Group | str) -> int:
+            if isinstance(g, str):
+                return size[g]
+            parts = [bound(m) for m in g.members]
+            return sum(parts) if g.kind == "distinct" else max(parts)
+
+        return bound(d.groups)
+    uses = dict(d.uses)
+    return max(sum(size[n] for n in uses if p in uses[n]) for p in d.phases)
+
+
+def alignment(d: Declarations) -> int:
+    """The alignment the allocation holding the plan needs: the largest a buffer asks for."""
+    return max(b.align for b in d.buffers)
+
+
+def root_swizzle(d: Declarations) -> int:
+    """The NVMMA swizzle width whose allocation alignment covers every buffer (0: none needed)."""
+    need = alignment(d)
+    return 0 if need <= base_alignment(0) else swizzle_bytes(need)
+
+
+def verify(d: Declarations, offsets: Mapping[str, int], total: int) -> list[str]:
+    """What is wrong with a placement, one line each (empty: right): a start off its
+    alignment, a buffer past the allocation's end or the capacity, two buffers in use at the
+    same time sharing bytes."""
+    problems = []
+    if total > d.capacity:
+        problems.append(f"the plan needs {total} bytes, more than the {d.capacity} available")
+    for b in d.buffers:
+        o = offsets[b.name]
+        if o < 0 or o % b.align:
+            problems.append(f"{b.name} starts at byte {o}, not a multiple of {b.align}")
+        if o + b.size > total:
+            problems.append(f"{b.name} [{o}, {o + b.size}) ends past the {total}-byte allocation")
+    for pair in sorted(conflicts(d), key=sorted):
+        a, b = (d.buffer(n) for n in sorted(pair))
+        lo = max(offsets[a.name], offsets[b.name])
+        hi = min(offsets[a.name] + a.size, offsets[b.name] + b.size)
+        if lo < hi:
+            problems.append(
+                f"{a.name} and {b.name} are in use together and share bytes [{lo}, {hi})"
+            )
+    return problems
+
+
+def greedy(d: Declarations) -> tuple[dict[str, int], int]:
+    """TLX's rule on a group tree: a shared group puts its members at one offset (size: the
+    largest), a distinct group one after another (size: the sum). It ignores alignment, so a
+    member after an odd-sized one may start off its alignment; ``verify`` says so."""
+    if d.groups is None:
+        raise ReuseError("groups", "the greedy rule needs a group tree")
+    size = {b.name: b.size for b in d.buffers}
+    offsets: dict[str, int] = {}
+
+    def place(g: Group | str, at: int) -> int:
+        if isinstance(g, str):
+            offsets[g] = at
+            return size[g]
+        if g.kind == "shared":
+            return max(place(m, at) for m in g.members)
+        end = at
+        for m in g.members:
+            end += place(m, end)
+        return end - at
+
+    total = place(d.groups, 0)
+    return offsets, total

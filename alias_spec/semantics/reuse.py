@@ -1,0 +1,101 @@
+"""The reuse planner: the smallest placement of declared buffers in one allocation, found by z3.
+
+Each buffer's offset is its alignment times an integer unknown, so every start is aligned by
+construction; every buffer ends inside the allocation; every pair in use at the same time is
+disjoint. The allocation's size is minimised by the project's one witness search
+(``semantics.lexmin``, bisection over plain solver calls), starting from a first-fit placement
+and never below ``reuse.lower_bound``, so a plan is proved smallest when every bisection step
+was decided or when it meets the lower bound. The result is checked again by the model's own
+``reuse.verify`` before it is returned: a solver bug cannot hand back an overlapping plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import z3
+
+from alias_spec.model.reuse import (
+    Declarations,
+    Placement,
+    ReuseError,
+    conflicts,
+    lower_bound,
+    verify,
+)
+from alias_spec.semantics.lexmin import solve
+
+STEP_TIMEOUT_MS = 2000
+
+
+def first_fit(d: Declarations) -> dict[str, int]:
+    """Largest first, each at the lowest aligned offset clear of the conflicting buffers placed
+    so far: a placement to start the search from (and to fall back on)."""
+    pairs = conflicts(d)
+    placed: dict[str, tuple[int, int]] = {}
+    for b in sorted(d.buffers, key=lambda b: (-b.size, d.buffers.index(b))):
+        busy = sorted(placed[n] for n in placed if frozenset((n, b.name)) in pairs)
+        at = 0
+        for lo, hi in busy:
+            if at + b.size <= lo:
+                break
+            at = max(at, -(-hi // b.align) * b.align)
+        placed[b.name] = (at, at + b.size)
+    return {n: placed[n][0] for n in (b.name for b in d.buffers)}
+
+
+def _end(d: Declarations, offsets: Mapping[str, int]) -> int:
+    return max(offsets[b.name] + b.size for b in d.buffers)
+
+
+def plan(d: Declarations, step_timeout_ms: int = STEP_TIMEOUT_MS) -> Placement:
+    """The smallest placement z3 finds, or a ReuseError when none fits the capacity."""
+    pairs = conflicts(d)
+    bound = lower_bound(d)
+    start = first_fit(d)
+    if bound > d.capacity:
+        raise ReuseError(
+            "capacity",
+            f"the buffers in use together need at least {bound} bytes, more than the "
+            f"{d.capacity} available",
+        )
+    if _end(d, start) == bound:  # first fit meets the bound: smallest, no search needed
+        return Placement(tuple(start.items()), bound, bound, True)
+    total = z3.Int("total")
+    k = {b.name: z3.Int(f"k_{b.name}") for b in d.buffers}
+    off = {b.name: b.align * k[b.name] for b in d.buffers}
+    cons = [total >= bound, total <= min(d.capacity, _end(d, start))]
+    for b in d.buffers:
+        cons += [k[b.name] >= 0, off[b.name] + b.size <= total]
+    for pair in pairs:
+        x, y = (d.buffer(n) for n in sorted(pair))
+        cons.append(z3.Or(off[x.name] + x.size <= off[y.name], off[y.name] + y.size <= off[x.name]))
+    # Buffers alike in size, alignment and conflicts are interchangeable: order them.
+    for i, x in enumerate(d.buffers):
+        for y in d.buffers[i + 1 :]:
+            if (x.size, x.align) == (y.size, y.align) and _neighbours(pairs, x.name, y.name):
+                cons.append(off[x.name] <= off[y.name])
+    found = solve(cons, objectives=[total], timeout_ms=step_timeout_ms)
+    if found.model is None:
+        offsets, size, exact = start, _end(d, start), False
+    else:
+        m = found.model
+        offsets = {n: m.eval(o, model_completion=True).as_long() for n, o in off.items()}
+        size, exact = m.eval(total).as_long(), found.exact
+    if size > d.capacity:
+        why = (
+            "no placement fits"
+            if found.result == z3.unsat
+            else "the planner found no placement within its time bound that fits"
+        )
+        raise ReuseError("capacity", f"{why} in {d.capacity} bytes (first fit needs {size})")
+    problems = verify(d, offsets, size)
+    if problems:  # never hand back a wrong plan, whatever the solver said
+        raise AssertionError("planner produced a wrong placement: " + "; ".join(problems))
+    return Placement(tuple(offsets.items()), size, bound, exact or size == bound)
+
+
+def _neighbours(pairs: set[frozenset[str]], a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` conflict with the same other buffers."""
+    others = {n for p in pairs for n in p} - {a, b}
+    return all((frozenset((a, n)) in pairs) == (frozenset((b, n)) in pairs) for n in others)

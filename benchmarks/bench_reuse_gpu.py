@@ -1,0 +1,120 @@
+"""What aliasing the epilogue tile onto the mainloop ring buys, measured on a GPU in one run.
+
+    python benchmarks/bench_reuse_gpu.py [--out FILE.json] [--quick]
+
+For every pipeline depth that fits and every way of getting shared memory (``reuse_matmul``:
+planned alias, three allocations up front, C allocated late), over a sweep of shapes: the
+shared memory per CTA Triton allocates, the CTAs per SM it allows (shared memory and registers,
+from the device's limits), TFLOP/s, and cuBLAS (torch.matmul) on the same shape. Every kernel's
+result is compared with the upfront kernel's, byte for byte (the same instructions on the same
+data), and with an fp32 reference. Needs CUDA, torch and z3 (the planner runs at compile time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import reuse_matmul as rm  # noqa: E402
+
+SHAPES = ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
+          (16384, 16384, 4096))  # fmt: skip
+QUICK_SHAPES = ((2048, 2048, 2048), (4096, 4096, 4096))
+SM_RESERVED = 1024  # shared memory the driver keeps per CTA on sm_90
+
+
+def occupancy(shared: int, regs: int, props: Any) -> int:
+    """CTAs per SM allowed by shared memory and registers (threads: 128 per CTA)."""
+    by_smem = props.shared_memory_per_multiprocessor // (shared + SM_RESERVED)
+    threads = rm.NUM_WARPS * 32
+    by_regs = props.regs_per_multiprocessor // max(1, regs * threads)
+    return int(min(by_smem, by_regs, props.max_threads_per_multi_processor // threads))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default="reuse_gpu.json", help="where to write the results")
+    ap.add_argument("--quick", action="store_true", help="two shapes, three depths")
+    args = ap.parse_args(argv)
+
+    import torch
+    import triton
+    from triton.experimental.gluon import language as gl
+    from triton.testing import do_bench
+
+    props = torch.cuda.get_device_properties(0)
+    limit = props.shared_memory_per_block_optin
+    shapes = QUICK_SHAPES if args.quick else SHAPES
+    depths = (2, 3, 4) if args.quick else (2, 3, 4, 5, 6, 7)
+    out: dict[str, Any] = {
+        "device": props.name,
+        "sms": props.multi_processor_count,
+        "smem_per_block_optin": limit,
+        "smem_per_sm": props.shared_memory_per_multiprocessor,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "python": platform.python_version(),
+        "date": datetime.date.today().isoformat(),
+        "tile": [rm.BM, rm.BN, rm.BK],
+        "num_warps": rm.NUM_WARPS,
+        "runs": [],
+        "cublas": [],
+    }
+    torch.manual_seed(0)
+    for m, n, k in shapes:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+        flops = 2.0 * m * n * k
+        ref = (a.float() @ b.float()).to(torch.bfloat16)
+        ms = do_bench(lambda a=a, b=b: torch.matmul(a, b))
+        out["cublas"].append({"shape": [m, n, k], "ms": ms, "tflops": flops / ms / 1e9})
+        print(f"cuBLAS {m}x{n}x{k}: {flops / ms / 1e9:.0f} TFLOP/s", flush=True)
+        baseline: dict[int, Any] = {}
+        for mode in ("upfront", "late", "planned"):
+            for stages in depths:
+                c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+                descs = rm.descriptors(a, b, c)
+                plan = gl.constexpr(rm.reuse_plan(stages))
+
+                def run(descs=descs, dims=(m, n, k), stages=stages, mode=mode, plan=plan) -> Any:
+                    return rm.matmul_kernel[rm.grid(dims[0], dims[1])](
+                        *descs, *dims, STAGES=stages, MODE=gl.constexpr(mode), PLAN=plan,
+                        num_warps=rm.NUM_WARPS,
+                    )  # fmt: skip
+
+                try:
+                    compiled = run()
+                except triton.runtime.errors.OutOfResources as exc:  # too deep for this mode
+                    print(f"{mode} stages={stages}: {exc}", flush=True)
+                    continue
+                torch.cuda.synchronize()
+                same = None
+                if mode == "upfront":
+                    baseline[stages] = c.clone()
+                elif stages in baseline:
+                    same = bool(torch.equal(c, baseline[stages]))
+                err = (c.float() - ref.float()).abs().max().item()
+                ms = do_bench(run)
+                shared = int(compiled.metadata.shared)
+                row = {
+                    "shape": [m, n, k], "mode": mode, "stages": stages, "shared": shared,
+                    "ctas_per_sm": occupancy(shared, int(compiled.n_regs), props),
+                    "regs": int(compiled.n_regs), "spills": int(compiled.n_spills),
+                    "ms": ms, "tflops": flops / ms / 1e9, "max_abs_err": err,
+                    "equals_upfront": same,
+                }  # fmt: skip
+                out["runs"].append(row)
+                print(json.dumps(row), flush=True)
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
