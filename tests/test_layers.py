@@ -107,3 +107,19 @@ def test_frontend_side_needs_neither_z3_nor_pydantic(module: str) -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    "module,blocked",
+    [
+        ("alias_spec.frontend.tle.reuse", ("z3", "cvc5", "pydantic")),
+        ("alias_spec.model.reuse", ("z3", "cvc5", "pydantic")),
+        # The planner runs when a kernel compiles, on the GPU machine too: z3 only.
+        ("alias_spec.semantics.reuse", ("cvc5", "pydantic")),
+    ],
+)
+def test_reuse_planner_needs_only_z3(module: str, blocked: tuple[str, ...]) -> None:
+    code = "import sys\n" + "".join(f"sys.modules[{b!r}] = None\n" for b in blocked)
+    code += f"import {module}\n"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
