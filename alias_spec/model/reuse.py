@@ -272,25 +272,32 @@ def verify(d: Declarations, offsets: Mapping[str, int], total: int) -> list[str]
     return problems
 
 
-def greedy(d: Declarations) -> tuple[dict[str, int], int]:
+def greedy(d: Declarations, aligned: bool = False) -> tuple[dict[str, int], int]:
     """TLX's rule on a group tree: a shared group puts its members at one offset (size: the
     largest), a distinct group one after another (size: the sum). It ignores alignment, so a
-    member after an odd-sized one may start off its alignment; ``verify`` says so."""
+    member after an odd-sized one may start off its alignment (``verify`` says so);
+    ``aligned`` rounds each start up to what the member needs, the least a fixed greedy rule
+    would do."""
     if d.groups is None:
         raise ReuseError("groups", "the greedy rule needs a group tree")
     size = {b.name: b.size for b in d.buffers}
+    align = {b.name: b.align if aligned else 1 for b in d.buffers}
     offsets: dict[str, int] = {}
 
+    def need(g: Group | str) -> int:
+        return align[g] if isinstance(g, str) else max(need(m) for m in g.members)
+
     def place(g: Group | str, at: int) -> int:
+        """Place ``g`` at ``at``; return where its last member ends."""
         if isinstance(g, str):
             offsets[g] = at
-            return size[g]
+            return at + size[g]
         if g.kind == "shared":
             return max(place(m, at) for m in g.members)
         end = at
         for m in g.members:
-            end += place(m, end)
-        return end - at
+            end = place(m, -(-end // need(m)) * need(m))
+        return end
 
     total = place(d.groups, 0)
     return offsets, total
