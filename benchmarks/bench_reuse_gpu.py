@@ -16,6 +16,7 @@ import argparse
 import datetime
 import json
 import platform
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="reuse_gpu.json", help="where to write the results")
     ap.add_argument("--quick", action="store_true", help="two shapes, three depths")
+    ap.add_argument("--passes", type=int, default=3, help="timing passes (default: %(default)s)")
     args = ap.parse_args(argv)
+    if args.passes < 1:
+        ap.error("--passes must be at least 1")
 
     import torch
     import triton
@@ -73,10 +77,13 @@ def main(argv: list[str] | None = None) -> int:
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
         flops = 2.0 * m * n * k
         ref = (a.float() @ b.float()).to(torch.bfloat16)
-        ms = do_bench(lambda a=a, b=b: torch.matmul(a, b))
+        ms = statistics.median(
+            do_bench(lambda a=a, b=b: torch.matmul(a, b)) for _ in range(args.passes)
+        )
         out["cublas"].append({"shape": [m, n, k], "ms": ms, "tflops": flops / ms / 1e9})
         print(f"cuBLAS {m}x{n}x{k}: {flops / ms / 1e9:.0f} TFLOP/s", flush=True)
         baseline: dict[int, Any] = {}
+        rows, runs = [], []
         for mode in ("upfront", "late", "planned"):
             for stages in depths:
                 c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
@@ -101,17 +108,25 @@ def main(argv: list[str] | None = None) -> int:
                 elif stages in baseline:
                     same = bool(torch.equal(c, baseline[stages]))
                 err = (c.float() - ref.float()).abs().max().item()
-                ms = do_bench(run)
                 shared = int(compiled.metadata.shared)
-                row = {
+                rows.append({
                     "shape": [m, n, k], "mode": mode, "stages": stages, "shared": shared,
                     "ctas_per_sm": occupancy(shared, int(compiled.n_regs), props),
                     "regs": int(compiled.n_regs), "spills": int(compiled.n_spills),
-                    "ms": ms, "tflops": flops / ms / 1e9, "max_abs_err": err,
-                    "equals_upfront": same,
-                }  # fmt: skip
-                out["runs"].append(row)
-                print(json.dumps(row), flush=True)
+                    "max_abs_err": err, "equals_upfront": same, "ms_passes": [],
+                })  # fmt: skip
+                runs.append(run)
+        # Timed in passes, each in another order, so drift in clocks or temperature does not
+        # favour whichever mode runs first; the median over passes is reported.
+        for p in range(args.passes):
+            order = list(range(len(rows)))[:: 1 if p % 2 == 0 else -1]
+            for i in order:
+                rows[i]["ms_passes"].append(do_bench(runs[i]))
+        for row in rows:
+            row["ms"] = statistics.median(row["ms_passes"])
+            row["tflops"] = flops / row["ms"] / 1e9
+            out["runs"].append(row)
+            print(json.dumps(row), flush=True)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
