@@ -171,3 +171,21 @@ def test_sixty_four_buffers_plan_within_bounds() -> None:
     p = plan(d)
     assert reuse.verify(d, dict(p.offsets), p.total) == []
     assert p.lower_bound <= p.total
+
+
+def test_root_alignment_covers_every_buffer() -> None:
+    """The allocation holding a plan is aligned as its most demanding buffer needs: the
+    narrowest NVMMA swizzle whose repeat covers it; past 1024 bytes no layout can."""
+
+    def d(*bufs: reuse.Buffer) -> reuse.Declarations:
+        return reuse.declare(list(bufs), groups=Group("shared", tuple(b.name for b in bufs)))
+
+    assert reuse.root_swizzle(d(reuse.buffer("a", [64], 16))) == 0
+    assert reuse.root_swizzle(d(reuse.buffer("a", [64], 16, 64))) == 64
+    assert reuse.root_swizzle(d(reuse.buffer("a", [64], 16, alignment=128))) == 32
+    assert reuse.root_swizzle(d(reuse.buffer("a", [64], 16, 32),
+                                reuse.buffer("b", [64], 16, 128))) == 128  # fmt: skip
+    with pytest.raises(ReuseError, match="needs 2048-byte alignment") as exc:
+        reuse.root_swizzle(d(reuse.buffer("a", [64], 16, alignment=2048)))
+    assert exc.value.field == "buffers.a.layout"
+    assert reuse.buffer("a", [64], 16, alignment=256).align == 256

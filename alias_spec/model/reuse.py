@@ -26,7 +26,11 @@ from typing import Any
 from alias_spec.model.errors import RequestError, shown
 from alias_spec.model.facts import elem_bytes
 from alias_spec.model.layouts import NVMMA_SWIZZLES
-from alias_spec.model.physical import base_alignment, swizzle_bytes, swizzle_repeat
+from alias_spec.model.physical import (
+    DEFAULT_ALIGNMENT,
+    base_alignment,
+    swizzle_repeat,
+)
 
 # The most shared memory one block may use on sm_90 (H100, H200): 227 KiB.
 SMEM_PER_BLOCK = 227 * 1024
@@ -48,6 +52,7 @@ class Buffer:
     shape: tuple[int, ...]
     bits: int
     swizzle: int = 0
+    alignment: int = DEFAULT_ALIGNMENT  # what the layout itself states (a linear layout may)
 
     @property
     def size(self) -> int:
@@ -57,7 +62,8 @@ class Buffer:
     def align(self) -> int:
         """Where the buffer may start: the allocation alignment its layout asks for (16 bytes,
         the swizzle repeat), which also covers its element width (at most 8 bytes)."""
-        return max(base_alignment(swizzle_repeat(self.swizzle)), elem_bytes(self.bits))
+        return max(base_alignment(swizzle_repeat(self.swizzle), self.alignment),
+                   elem_bytes(self.bits))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,9 @@ def _int(value: Any, fld: str, low: int) -> int:
     return value
 
 
-def buffer(name: Any, shape: Any, bits: Any, swizzle: Any = 0) -> Buffer:
+def buffer(
+    name: Any, shape: Any, bits: Any, swizzle: Any = 0, alignment: Any = DEFAULT_ALIGNMENT
+) -> Buffer:
     """A checked Buffer; a ReuseError names the bad part (``buffers[name].shape``, ...)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ReuseError("buffers", f"a buffer name must be an identifier, got {shown(name)}")
@@ -117,7 +125,10 @@ def buffer(name: Any, shape: Any, bits: Any, swizzle: Any = 0) -> Buffer:
         raise ReuseError(f"{where}.dtype", f"must be 8, 16, 32 or 64 bits wide, got {width}")
     if swizzle not in NVMMA_SWIZZLES:
         raise ReuseError(f"{where}.layout", f"NVMMA swizzle must be one of {NVMMA_SWIZZLES}")
-    b = Buffer(name, dims, width, swizzle)
+    align = _int(alignment, f"{where}.layout", 1)
+    if align & (align - 1) or align > 2**20:
+        raise ReuseError(f"{where}.layout", f"alignment must be a power of 2, got {align}")
+    b = Buffer(name, dims, width, swizzle, align)
     if b.size > 2**31:
         raise ReuseError(f"{where}.shape", f"{b.size} bytes is more than shared memory can hold")
     return b
@@ -243,9 +254,20 @@ def alignment(d: Declarations) -> int:
 
 
 def root_swizzle(d: Declarations) -> int:
-    """The NVMMA swizzle width whose allocation alignment covers every buffer (0: none needed)."""
+    """The narrowest NVMMA swizzle whose allocation alignment (its repeat) covers every buffer,
+    0 when the default alignment does; a ReuseError when no NVMMA layout aligns that far."""
     need = alignment(d)
-    return 0 if need <= base_alignment(0) else swizzle_bytes(need)
+    if need <= base_alignment(0):
+        return 0
+    for swizzle in sorted(s for s in NVMMA_SWIZZLES if s):
+        if base_alignment(swizzle_repeat(swizzle)) >= need:
+            return swizzle
+    worst = max(d.buffers, key=lambda b: b.align)
+    raise ReuseError(
+        f"buffers.{worst.name}.layout",
+        f"needs {need}-byte alignment; one allocation can be aligned to "
+        f"{swizzle_repeat(max(NVMMA_SWIZZLES))} bytes at most",
+    )
 
 
 def verify(d: Declarations, offsets: Mapping[str, int], total: int) -> list[str]:

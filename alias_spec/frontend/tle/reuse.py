@@ -106,9 +106,11 @@ def declarations(p: reuse_plan) -> tuple[reuse.Declarations, list[Any]]:
             lay = _layout(b)
             info = layout_info(lay)
             swizzle = info.swizzle_bytes if info.kind == "nvmma" else 0
-            bufs.append(reuse.buffer(b.name, b.shape, b.dtype.primitive_bitwidth, swizzle))
+            bits = b.dtype.primitive_bitwidth
+            bufs.append(reuse.buffer(b.name, b.shape, bits, swizzle, info.alignment))
             layouts.append(lay)
         d = reuse.declare(bufs, p.uses, p.phases, p.groups, p.capacity)
+        reuse.root_swizzle(d)  # one allocation must be able to align every buffer
     except ReuseError as exc:
         raise _fail(str(exc)) from None
     return d, layouts
