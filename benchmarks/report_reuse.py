@@ -77,6 +77,17 @@ def gpu_section(g: dict[str, Any]) -> list[str]:
             row.append(f"{r['shared']} ({r['ctas_per_sm']}/SM)" if r else "-")
         rows.append(row)
     out += _table(["mode"] + [f"{s} stages" for s in depths], rows)
+    shared = {(r["mode"], r["stages"]): r["shared"] for r in runs}
+    both = [s for s in depths if ("late", s) in shared and ("planned", s) in shared]
+    same = [s for s in both if shared["late", s] == shared["planned", s]]
+    deeper = [s for s in depths if ("planned", s) in shared and ("upfront", s) not in shared]
+    out += [f"Allocated after the mainloop, C gets the rings' bytes from Triton's own allocator "
+            f"at {len(same)} of {len(both)} depths (the same bytes as the planned alias): "
+            "liveness-based reuse already covers a tile whose allocation the compiler sees "
+            "start after the rings' last use. Allocated at the start, as a kernel that keeps C "
+            "across tiles or declares its buffers up front does, it costs its own bytes"
+            + (f", and {', '.join(map(str, deeper))} stages fit only with the alias."
+               if deeper else "."), ""]  # fmt: skip
     out += ["![shared memory per CTA](img/benchmarks-smem.png)", "",
             "### Throughput", "",
             "Best over the pipeline depths of each mode (TFLOP/s, the depth in brackets), "

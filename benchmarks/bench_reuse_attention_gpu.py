@@ -1,0 +1,120 @@
+"""Attention with the output tile over Q and the K/V ring, measured on a GPU in one run.
+
+    python benchmarks/bench_reuse_attention_gpu.py [--out FILE.json] [--passes N]
+
+``reuse_attention.py``'s flash-attention forward (bf16, non-causal, one warpgroup per 128 query
+rows) in its three modes (planned alias, four allocations up front, O allocated late) for every
+ring depth that fits, over head dims, key blocks and sequence lengths: shared memory per CTA,
+CTAs per SM, TFLOP/s, and torch's scaled_dot_product_attention on the same problem. Every run is
+compared byte for byte with the upfront run of the same depth and with an fp32 reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import platform
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_reuse_gpu  # noqa: E402
+import reuse_attention as ra  # noqa: E402
+
+HEADS = 32
+SEQS = (1024, 4096, 8192)
+CONFIGS = ((128, 64), (64, 128), (64, 64))  # (head dim, key block)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default="reuse_attention_gpu.json", help="where to write results")
+    ap.add_argument("--passes", type=int, default=3, help="timing passes (default: %(default)s)")
+    args = ap.parse_args(argv)
+    if args.passes < 1:
+        ap.error("--passes must be at least 1")
+
+    import torch
+    import torch.nn.functional as F
+    import triton
+    from triton.experimental.gluon import language as gl
+    from triton.testing import do_bench
+
+    props = torch.cuda.get_device_properties(0)
+    out: dict[str, Any] = {
+        "device": props.name, "sms": props.multi_processor_count,
+        "smem_per_block_optin": props.shared_memory_per_block_optin,
+        "torch": torch.__version__, "triton": triton.__version__,
+        "python": platform.python_version(), "date": datetime.date.today().isoformat(),
+        "heads": HEADS, "block_m": ra.BLOCK_M, "num_warps": ra.NUM_WARPS, "runs": [], "sdpa": [],
+    }  # fmt: skip
+    torch.manual_seed(0)
+    for seq in SEQS:
+        for d, bn in CONFIGS:
+            q, k, v = (torch.randn(HEADS * seq, d, device="cuda", dtype=torch.bfloat16)
+                       for _ in range(3))  # fmt: skip
+            scale = 1.0 / math.sqrt(d)
+            flops = 4.0 * HEADS * seq * seq * d
+            q4, k4, v4 = (t.view(1, HEADS, seq, d) for t in (q, k, v))
+            ms = statistics.median(
+                do_bench(
+                    lambda t=(q4, k4, v4), c=scale: F.scaled_dot_product_attention(*t, scale=c)
+                )
+                for _ in range(args.passes)
+            )
+            out["sdpa"].append({"seq": seq, "head_dim": d, "ms": ms, "tflops": flops / ms / 1e9})
+            ref = ra.reference(q, k, v, scale, seq) if seq <= 4096 else None
+            rows, runs, baseline = [], [], {}
+            for mode in ra.MODES:
+                for stages in range(2, 8):
+                    o = torch.full_like(q, float("nan"))
+                    plan = gl.constexpr(ra.reuse_plan(stages, d, bn))
+
+                    def run(o=o, stages=stages, mode=mode, plan=plan, bn=bn, seq=seq, qkv=(q, k, v),
+                            scale=scale) -> Any:  # fmt: skip
+                        return ra.attention_kernel[ra.grid(HEADS, seq)](
+                            *ra.descriptors(*qkv, o, bn), seq, scale, STAGES=stages,
+                            MODE=gl.constexpr(mode), PLAN=plan, num_warps=ra.NUM_WARPS,
+                        )  # fmt: skip
+
+                    try:
+                        compiled = run()
+                    except triton.runtime.errors.OutOfResources:
+                        continue
+                    torch.cuda.synchronize()
+                    same = None
+                    if mode == "upfront":
+                        baseline[stages] = o.clone()
+                    elif stages in baseline:
+                        same = bool(torch.equal(o.view(torch.int16),
+                                                baseline[stages].view(torch.int16)))  # fmt: skip
+                    err = None if ref is None else (o.float() - ref).abs().max().item()
+                    shared = int(compiled.metadata.shared)
+                    rows.append({
+                        "seq": seq, "head_dim": d, "block_n": bn, "mode": mode,
+                        "stages": stages, "shared": shared,
+                        "ctas_per_sm": bench_reuse_gpu.occupancy(shared, int(compiled.n_regs),
+                                                                 props),
+                        "regs": int(compiled.n_regs), "spills": int(compiled.n_spills),
+                        "max_abs_err": err, "equals_upfront": same, "ms_passes": [],
+                    })  # fmt: skip
+                    runs.append(run)
+            for p in range(args.passes):
+                for i in list(range(len(rows)))[:: 1 if p % 2 == 0 else -1]:
+                    rows[i]["ms_passes"].append(do_bench(runs[i]))
+            for row in rows:
+                row["ms"] = statistics.median(row["ms_passes"])
+                row["tflops"] = flops / row["ms"] / 1e9
+                out["runs"].append(row)
+                print(json.dumps(row), flush=True)
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
