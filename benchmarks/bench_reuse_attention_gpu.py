@@ -11,11 +11,8 @@ compared byte for byte with the upfront run of the same depth and with an fp32 r
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
 import math
-import platform
 import statistics
 import sys
 from pathlib import Path
@@ -32,9 +29,7 @@ CONFIGS = ((128, 64), (64, 128), (64, 64))  # (head dim, key block)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default="reuse_attention_gpu.json", help="where to write results")
-    ap.add_argument("--passes", type=int, default=3, help="timing passes (default: %(default)s)")
+    ap = bench_reuse_gpu.parser(__doc__, "reuse_attention_gpu.json")
     args = ap.parse_args(argv)
     if args.passes < 1:
         ap.error("--passes must be at least 1")
@@ -47,10 +42,7 @@ def main(argv: list[str] | None = None) -> int:
 
     props = torch.cuda.get_device_properties(0)
     out: dict[str, Any] = {
-        "device": props.name, "sms": props.multi_processor_count,
-        "smem_per_block_optin": props.shared_memory_per_block_optin,
-        "torch": torch.__version__, "triton": triton.__version__,
-        "python": platform.python_version(), "date": datetime.date.today().isoformat(),
+        **bench_reuse_gpu.machine(props),
         "heads": HEADS, "block_m": ra.BLOCK_M, "num_warps": ra.NUM_WARPS, "runs": [], "sdpa": [],
     }  # fmt: skip
     torch.manual_seed(0)
@@ -104,14 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                         "max_abs_err": err, "equals_upfront": same, "ms_passes": [],
                     })  # fmt: skip
                     runs.append(run)
-            for p in range(args.passes):
-                for i in list(range(len(rows)))[:: 1 if p % 2 == 0 else -1]:
-                    rows[i]["ms_passes"].append(do_bench(runs[i]))
-            for row in rows:
-                row["ms"] = statistics.median(row["ms_passes"])
-                row["tflops"] = flops / row["ms"] / 1e9
-                out["runs"].append(row)
-                print(json.dumps(row), flush=True)
+            bench_reuse_gpu.time_in_passes(rows, runs, args.passes, flops, out["runs"])
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     return 0
 

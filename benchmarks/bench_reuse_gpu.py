@@ -39,11 +39,50 @@ def occupancy(shared: int, regs: int, props: Any) -> int:
     return int(min(by_smem, by_regs, props.max_threads_per_multi_processor // threads))
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default="reuse_gpu.json", help="where to write the results")
-    ap.add_argument("--quick", action="store_true", help="two shapes, three depths")
+def parser(doc: str, out: str) -> argparse.ArgumentParser:
+    """The options both GPU benchmarks take."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out", default=out, help="where to write the results (default: %(default)s)")
     ap.add_argument("--passes", type=int, default=3, help="timing passes (default: %(default)s)")
+    return ap
+
+
+def machine(props: Any) -> dict[str, Any]:
+    """What a result file records of the machine and the software it ran on."""
+    import torch
+    import triton
+
+    return {
+        "device": props.name,
+        "sms": props.multi_processor_count,
+        "smem_per_block_optin": props.shared_memory_per_block_optin,
+        "smem_per_sm": props.shared_memory_per_multiprocessor,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "python": platform.python_version(),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def time_in_passes(rows: list[dict[str, Any]], runs: list[Any], passes: int, flops: float,
+                   out: list[dict[str, Any]]) -> None:  # fmt: skip
+    """Time every run in passes, each in another order, so that drift in clocks or temperature
+    does not favour whichever mode runs first; the median over passes is reported."""
+    from triton.testing import do_bench
+
+    for p in range(passes):
+        for i in list(range(len(rows)))[:: 1 if p % 2 == 0 else -1]:
+            rows[i]["ms_passes"].append(do_bench(runs[i]))
+    for row in rows:
+        row["ms"] = statistics.median(row["ms_passes"])
+        row["tflops"] = flops / row["ms"] / 1e9
+        out.append(row)
+        print(json.dumps(row), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser(__doc__, "reuse_gpu.json")
+    ap.add_argument("--quick", action="store_true", help="two shapes, three depths")
     args = ap.parse_args(argv)
     if args.passes < 1:
         ap.error("--passes must be at least 1")
@@ -54,18 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     from triton.testing import do_bench
 
     props = torch.cuda.get_device_properties(0)
-    limit = props.shared_memory_per_block_optin
     shapes = QUICK_SHAPES if args.quick else SHAPES
     depths = (2, 3, 4) if args.quick else (2, 3, 4, 5, 6, 7)
     out: dict[str, Any] = {
-        "device": props.name,
-        "sms": props.multi_processor_count,
-        "smem_per_block_optin": limit,
-        "smem_per_sm": props.shared_memory_per_multiprocessor,
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-        "python": platform.python_version(),
-        "date": datetime.date.today().isoformat(),
+        **machine(props),
         "tile": [rm.BM, rm.BN, rm.BK],
         "num_warps": rm.NUM_WARPS,
         "runs": [],
@@ -116,17 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                     "max_abs_err": err, "equals_upfront": same, "ms_passes": [],
                 })  # fmt: skip
                 runs.append(run)
-        # Timed in passes, each in another order, so drift in clocks or temperature does not
-        # favour whichever mode runs first; the median over passes is reported.
-        for p in range(args.passes):
-            order = list(range(len(rows)))[:: 1 if p % 2 == 0 else -1]
-            for i in order:
-                rows[i]["ms_passes"].append(do_bench(runs[i]))
-        for row in rows:
-            row["ms"] = statistics.median(row["ms_passes"])
-            row["tflops"] = flops / row["ms"] / 1e9
-            out["runs"].append(row)
-            print(json.dumps(row), flush=True)
+        time_in_passes(rows, runs, args.passes, flops, out["runs"])
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
