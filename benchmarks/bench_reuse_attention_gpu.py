@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     import torch.nn.functional as F
     import triton
+    from triton.compiler.errors import CompilationError
     from triton.experimental.gluon import language as gl
     from triton.testing import do_bench
 
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
                     try:
                         compiled = run()
-                    except triton.runtime.errors.OutOfResources:
+                    except (triton.runtime.errors.OutOfResources, CompilationError):
                         continue
                     torch.cuda.synchronize()
                     same = None
