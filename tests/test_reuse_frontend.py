@@ -102,3 +102,71 @@ def test_payoff_kernel_places_c_over_the_ring(stages: int) -> None:
     assert (rm.smem_bytes(stages, "upfront") <= SMEM_PER_BLOCK) == (stages < 7)
     report = check_compiled(planned, lowering=False)
     assert report.status == "clean", report.findings
+
+
+# --- any declaration gets a plan or one TLEError ------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from alias_spec.frontend.tle.args import TLEError  # noqa: E402
+from alias_spec.frontend.tle.reuse import declarations, placement  # noqa: E402
+
+JUNK = st.one_of(st.none(), st.booleans(), st.integers(-3, 300), st.text(max_size=4),
+                 st.sampled_from(["a", "b", "one", "two", gl.float16, gl.int1, LAYOUT]),
+                 st.lists(st.integers(-2, 130), max_size=3))  # fmt: skip
+NAMES = st.one_of(st.sampled_from(["a", "b", "c"]), JUNK)
+KEYS = st.one_of(st.sampled_from(["a", "b", "c"]), st.none(), st.integers(), st.text(max_size=3))
+BUFFER = st.builds(
+    tle.gpu.buffer, NAMES, st.one_of(st.lists(st.sampled_from([1, 16, 64]), min_size=1,
+                                              max_size=3), JUNK),
+    st.one_of(st.sampled_from([gl.float16, gl.int8, gl.float32]), JUNK),
+    st.one_of(st.none(), st.just(LAYOUT), JUNK),
+)  # fmt: skip
+GROUPS = st.recursive(NAMES, lambda inner: st.one_of(
+    st.lists(inner, max_size=3).map(lambda m: tle.gpu.shared(*m)),
+    st.lists(inner, max_size=3).map(lambda m: tle.gpu.distinct(*m))), max_leaves=6)  # fmt: skip
+VALID_BUFFERS = st.lists(
+    st.builds(tle.gpu.buffer, st.sampled_from(["a", "b", "c"]),
+              st.lists(st.sampled_from([1, 16, 64]), min_size=1, max_size=3),
+              st.sampled_from([gl.float16, gl.int8, gl.float32]),
+              st.sampled_from([None, LAYOUT])),
+    min_size=1, max_size=3, unique_by=lambda b: b.name)  # fmt: skip
+
+
+@st.composite
+def valid_plans(draw: st.DrawFn) -> tle.gpu.reuse_plan:
+    """Declarations that mostly plan: each buffer in one or both phases, or a group tree."""
+    bufs = draw(VALID_BUFFERS)
+    names = [b.name for b in bufs]
+    if draw(st.booleans()):
+        uses = {n: draw(st.sampled_from(["one", "two", ["one", "two"]])) for n in names}
+        return tle.gpu.reuse_plan(bufs, uses=uses, phases=["one", "two"])
+    kind = draw(st.sampled_from([tle.gpu.shared, tle.gpu.distinct]))
+    return tle.gpu.reuse_plan(bufs, groups=kind(*names))
+
+
+PLANS = st.one_of(valid_plans(), st.builds(
+    tle.gpu.reuse_plan,
+    st.one_of(st.lists(st.one_of(BUFFER, JUNK), max_size=3), JUNK),
+    st.one_of(st.none(), st.dictionaries(KEYS, st.one_of(NAMES, st.lists(NAMES, max_size=2)),
+                                         max_size=3), JUNK),
+    st.one_of(st.none(), st.lists(st.sampled_from(["one", "two"]), max_size=2), JUNK),
+    st.one_of(st.none(), GROUPS),
+    st.one_of(st.just(SMEM_PER_BLOCK), JUNK),
+))  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(plan=PLANS)
+def test_any_declaration_gets_a_plan_or_one_error(plan: tle.gpu.reuse_plan) -> None:
+    try:
+        d, _ = declarations(plan)
+        p = placement(d)
+    except TLEError as exc:
+        text = str(exc)
+        assert text.startswith("tle.gpu.alloc_reuse: ") and "\n" not in text, text
+        return
+    from alias_spec.model import reuse
+
+    assert reuse.verify(d, dict(p.offsets), p.total) == []

@@ -142,7 +142,11 @@ def _group(value: Any, names: set[str], seen: list[str], depth: int) -> Group | 
         return value
     if depth > MAX_DEPTH:
         raise ReuseError("groups", f"groups nest deeper than {MAX_DEPTH}")
-    if not isinstance(value, Group) or value.kind not in ("shared", "distinct"):
+    if (
+        not isinstance(value, Group)
+        or value.kind not in ("shared", "distinct")
+        or not isinstance(value.members, tuple)
+    ):
         raise ReuseError("groups", f"expected a buffer name or a reuse group, got {shown(value)}")
     if not value.members:
         raise ReuseError("groups", f"an empty {value.kind} group")
@@ -190,6 +194,8 @@ def declare(
         if n not in uses:
             raise ReuseError(f"uses.{n}", "missing: say in which phases the buffer is in use")
         got = uses[n]
+        if not isinstance(got, (str, list, tuple)):
+            raise ReuseError(f"uses.{n}", f"must be a phase or a list of phases, got {shown(got)}")
         got = (got,) if isinstance(got, str) else tuple(got)
         if not got:
             raise ReuseError(f"uses.{n}", "the buffer is in use in no phase")

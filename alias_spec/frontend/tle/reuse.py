@@ -38,7 +38,8 @@ class buffer:
     default ``tle.gpu.alloc`` would pick)."""
 
     def __init__(self, name: str, shape: Sequence[int], dtype: Any, layout: Any = None) -> None:
-        self.name, self.shape, self.dtype, self.layout = name, list(shape), dtype, layout
+        # Kept as given: alloc_reuse checks them when the kernel compiles, at the kernel's line.
+        self.name, self.shape, self.dtype, self.layout = name, shape, dtype, layout
 
     def __repr__(self) -> str:
         return f"buffer({self.name!r}, {self.shape}, {self.dtype}, {self.layout!r})"
@@ -68,7 +69,7 @@ class reuse_plan:
         capacity: int = SMEM_PER_BLOCK,
     ) -> None:
         self.buffers, self.phases, self.groups, self.capacity = buffers, phases, groups, capacity
-        self.uses = None if uses is None else dict(uses)
+        self.uses = uses
 
     def __repr__(self) -> str:  # Triton keys its cache on a constexpr's text: say everything
         return (
@@ -85,7 +86,7 @@ def _layout(b: buffer) -> Any:
     from alias_spec.frontend.tle.gpu import default_layout
 
     if b.layout is None:
-        return default_layout(list(b.shape), b.dtype, True)
+        return default_layout(list(b.shape), b.dtype, True)  # shape checked by the caller
     if not isinstance(b.layout, SharedLayout):
         raise _fail(f"buffers.{b.name}.layout must be a Gluon shared layout, got {show(b.layout)}")
     return b.layout
@@ -102,12 +103,17 @@ def declarations(p: reuse_plan) -> tuple[reuse.Declarations, list[Any]]:
             if not isinstance(b, buffer):
                 raise ReuseError(f"buffers[{i}]", f"must be a tle.gpu.buffer, got {show(b)}")
             if type(b.dtype) is not gl.dtype:
-                raise ReuseError(f"buffers.{b.name}.dtype", f"must be a Gluon dtype: {b.dtype}")
+                raise ReuseError(
+                    f"buffers[{i}].dtype", f"must be a Gluon dtype, got {show(b.dtype)}"
+                )
+            bits = b.dtype.primitive_bitwidth
+            plain = reuse.buffer(
+                b.name, b.shape, bits
+            )  # name and shape, before a layout needs them
             lay = _layout(b)
             info = layout_info(lay)
             swizzle = info.swizzle_bytes if info.kind == "nvmma" else 0
-            bits = b.dtype.primitive_bitwidth
-            bufs.append(reuse.buffer(b.name, b.shape, bits, swizzle, info.alignment))
+            bufs.append(reuse.buffer(plain.name, plain.shape, bits, swizzle, info.alignment))
             layouts.append(lay)
         d = reuse.declare(bufs, p.uses, p.phases, p.groups, p.capacity)
         reuse.root_swizzle(d)  # one allocation must be able to align every buffer
