@@ -170,3 +170,21 @@ def test_any_declaration_gets_a_plan_or_one_error(plan: tle.gpu.reuse_plan) -> N
     from alias_spec.model import reuse
 
     assert reuse.verify(d, dict(p.offsets), p.total) == []
+
+
+def test_views_are_judged_under_safe_whatever_the_profile(monkeypatch) -> None:
+    """A placement the planner would never make (an NVMMA tile 128 bytes past its swizzle
+    repeat: element-aligned, so FlagTree's rules pass it) is refused by the safe rules even when
+    TLE_ALIAS_PROFILE asks for flagtree: the planner's guarantee is validity under safe."""
+    from alias_spec.frontend.tle import reuse as frontend_reuse
+    from alias_spec.model import reuse
+
+    tile = gl.NVMMASharedLayout.get_default_for([64, 64], gl.float16)
+    plan = tle.gpu.reuse_plan([tle.gpu.buffer("a", [64, 64], gl.float16, tile),
+                               tle.gpu.buffer("b", [64, 64], gl.float16, tile)],
+                              uses={"a": "one", "b": "two"}, phases=["one", "two"])  # fmt: skip
+    wrong = reuse.Placement((("a", 0), ("b", 1024 + 128)), 16384, 8192, False)
+    monkeypatch.setattr(frontend_reuse, "placement", lambda d: wrong)
+    monkeypatch.setenv("TLE_ALIAS_PROFILE", "flagtree")
+    with pytest.raises(CompilationError, match="alias.base.aligned"):
+        _compile(plan)

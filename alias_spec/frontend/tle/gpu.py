@@ -319,6 +319,26 @@ def alloc(
     ``alias_offset_bytes`` from its view's base (no new memory, no copy, no synchronisation).
 
     Returns a Gluon shared-memory descriptor (``tle.buffered_tensor``)."""
+    return place_alloc(
+        shape, dtype, layout, scope, init_value, alias, alias_offset_bytes, nv_mma_shared_layout,
+        profile=None, semantic=_semantic,
+    )  # fmt: skip
+
+
+def place_alloc(
+    shape: Any,
+    dtype: Any,
+    layout: Any,
+    scope: Any,
+    init_value: Any,
+    alias: Any,
+    alias_offset_bytes: Any,
+    nv_mma_shared_layout: Any,
+    profile: str | None,
+    semantic: Any,
+) -> Any:
+    """What ``alloc`` does, with the profile that judges an alias given (None: the one
+    TLE_ALIAS_PROFILE names; the reuse planner's views are always judged under ``safe``)."""
     a = check_arguments(
         shape, dtype, layout, scope, init_value, alias, alias_offset_bytes, nv_mma_shared_layout
     )
@@ -326,11 +346,11 @@ def alloc(
     if layout is None and all(d >= 0 for d in shape) and a.scope.code == SMEM:
         layout = default_layout(shape, dtype, a.nv_mma)
     if a.alias is None:
-        return _allocate(shape, dtype, layout, a.scope, a.init_value, _semantic)
+        return _allocate(shape, dtype, layout, a.scope, a.init_value, semantic)
 
     src = _source_view(a.alias)
     res_layout = layout_info(layout) if layout is not None else LayoutInfo("other", len(shape))
-    profile = _profile()
+    profile = _profile() if profile is None else profile
     rfacts = fixes.judge(
         src,
         a.scope.code,
@@ -346,7 +366,7 @@ def alloc(
     recipe, reasons = lowering.choose(rfacts)
     if recipe is None:
         raise fixes.unsupported(reasons, triton.__version__, rfacts, profile)
-    out = lowering.emit(recipe, a.alias, dtype, shape, layout, rfacts, _semantic)
+    out = lowering.emit(recipe, a.alias, dtype, shape, layout, rfacts, semantic)
     place = (
         src.place.rebased(src.shape, int(off), res_layout, _elem_bytes(dtype), shape)
         if src.place

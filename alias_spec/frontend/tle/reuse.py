@@ -154,7 +154,7 @@ def root_shape(d: reuse.Declarations, total: int) -> tuple[list[int], Any]:
 def alloc_reuse(plan, _semantic=None):
     """One allocation holding every buffer of ``plan`` (a ``tle.gpu.reuse_plan``) where the
     planner placed it; returns a tuple of views, one per buffer, in declaration order."""
-    from alias_spec.frontend.tle.gpu import alloc
+    from alias_spec.frontend.tle.gpu import place_alloc, smem
 
     p = _unwrap_if_constexpr(plan)
     if not isinstance(p, reuse_plan):
@@ -162,16 +162,21 @@ def alloc_reuse(plan, _semantic=None):
     d, layouts = declarations(p)
     where = placement(d)
     shape, layout = root_shape(d, where.total)
-    root = alloc(shape, gl.int8, layout, _semantic=_semantic)
+    root = place_alloc(shape, gl.int8, layout, smem, None, None, 0, True, None, _semantic)
+    # Every view is judged under safe, whatever TLE_ALIAS_PROFILE says: that is the guarantee.
     views = [
-        alloc(
+        place_alloc(
             list(b.shape),
             pb.dtype,
             lay,
-            alias=root,
-            alias_offset_bytes=where.offset(b.name),
-            _semantic=_semantic,
-        )  # fmt: skip
+            smem,
+            None,
+            root,
+            where.offset(b.name),
+            True,
+            "safe",
+            _semantic,
+        )
         for b, pb, lay in zip(d.buffers, p.buffers, layouts, strict=True)
     ]
     return gl.tuple(views)
