@@ -159,19 +159,23 @@ def attention_kernel(q_desc, k_desc, v_desc, o_desc, seq_len, sm_scale, STAGES: 
 
 
 def tile_bytes(stages: int, head_dim: int = HEAD_DIM, block_n: int = BLOCK_N) -> dict[str, int]:
-    """Bytes of each declared buffer."""
-    qo = BLOCK_M * head_dim * 2
-    ring = stages * block_n * head_dim * 2
-    return {"q": qo, "k": ring, "v": ring, "o": qo}
+    """Bytes of each declared buffer, by the model's count."""
+    from alias_spec.frontend.tle.reuse import declarations
+
+    d, _ = declarations(reuse_plan(stages, head_dim, block_n))
+    return {b.name: b.size for b in d.buffers}
 
 
 def smem_bytes(stages: int, mode: str, head_dim: int = HEAD_DIM, block_n: int = BLOCK_N) -> int:
-    """Shared memory the kernel's buffers need by our own count (Triton's ``metadata.shared``
-    is what it really allocates)."""
-    b = tile_bytes(stages, head_dim, block_n)
-    mainloop = b["q"] + b["k"] + b["v"]
-    bars = (stages + 1) * 8
-    return (max(mainloop, b["o"]) if mode == "planned" else mainloop + b["o"]) + bars
+    """Shared memory the kernel's buffers need by the model's count: the planner's footprint, or
+    every buffer its own bytes, and the mbarriers (Triton's ``metadata.shared`` is what it
+    really allocates)."""
+    from alias_spec.frontend.tle.reuse import declarations, placement
+    from alias_spec.model.facts import elem_bytes
+
+    d, _ = declarations(reuse_plan(stages, head_dim, block_n))
+    buffers = placement(d).total if mode == "planned" else sum(b.size for b in d.buffers)
+    return buffers + (stages + 1) * elem_bytes(gl.int64.primitive_bitwidth)
 
 
 def descriptors(q: Any, k: Any, v: Any, o: Any, block_n: int = BLOCK_N) -> tuple[Any, ...]:

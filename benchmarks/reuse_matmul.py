@@ -117,12 +117,15 @@ def matmul_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr, MODE: g
 
 
 def smem_bytes(stages: int, mode: str) -> int:
-    """Shared memory the kernel's buffers need by our own count (Triton's ``metadata.shared``
-    is what it really allocates; the benchmark reports both)."""
-    ring = stages * (BM * BK + BK * BN) * 2
-    c = BM * BN * 2
-    bars = stages * 8
-    return (max(ring, c) if mode == "planned" else ring + c) + bars
+    """Shared memory the kernel's buffers need by the model's count: the planner's footprint, or
+    every buffer its own bytes, and the mbarriers (Triton's ``metadata.shared`` is what it
+    really allocates; the tests and the benchmark compare the two)."""
+    from alias_spec.frontend.tle.reuse import declarations, placement
+    from alias_spec.model.facts import elem_bytes
+
+    d, _ = declarations(reuse_plan(stages))
+    buffers = placement(d).total if mode == "planned" else sum(b.size for b in d.buffers)
+    return buffers + stages * elem_bytes(gl.int64.primitive_bitwidth)
 
 
 def descriptors(a: Any, b: Any, c: Any) -> tuple[Any, Any, Any]:
