@@ -36,8 +36,6 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
     import torch.nn.functional as F
-    import triton
-    from triton.compiler.errors import CompilationError
     from triton.experimental.gluon import language as gl
     from triton.testing import do_bench
 
@@ -63,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             out["sdpa"].append({"seq": seq, "head_dim": d, "ms": ms, "tflops": flops / ms / 1e9})
             ref = ra.reference(q, k, v, scale, seq) if seq <= 4096 else None
             rows, runs, baseline = [], [], {}
-            for mode in ra.MODES:
+            for mode in bench_reuse_gpu.ORDER:
                 for stages in range(2, 8):
                     o = torch.full_like(q, float("nan"))
                     plan = gl.constexpr(ra.reuse_plan(stages, d, bn))
@@ -75,28 +73,12 @@ def main(argv: list[str] | None = None) -> int:
                             MODE=gl.constexpr(mode), PLAN=plan, num_warps=ra.NUM_WARPS,
                         )  # fmt: skip
 
-                    try:
-                        compiled = run()
-                    except (triton.runtime.errors.OutOfResources, CompilationError):
-                        continue
-                    torch.cuda.synchronize()
-                    same = None
-                    if mode == "upfront":
-                        baseline[stages] = o.clone()
-                    elif stages in baseline:
-                        same = bool(torch.equal(o.view(torch.int16),
-                                                baseline[stages].view(torch.int16)))  # fmt: skip
-                    err = None if ref is None else (o.float() - ref).abs().max().item()
-                    shared = int(compiled.metadata.shared)
-                    rows.append({
-                        "seq": seq, "head_dim": d, "block_n": bn, "mode": mode,
-                        "stages": stages, "shared": shared,
-                        "ctas_per_sm": bench_reuse_gpu.occupancy(shared, int(compiled.n_regs),
-                                                                 props),
-                        "regs": int(compiled.n_regs), "spills": int(compiled.n_spills),
-                        "max_abs_err": err, "equals_upfront": same, "ms_passes": [],
-                    })  # fmt: skip
-                    runs.append(run)
+                    problem = {"seq": seq, "head_dim": d, "block_n": bn}
+                    row = bench_reuse_gpu.launch_once(run, o, mode, stages, baseline, ref, props,
+                                                      problem)  # fmt: skip
+                    if row is not None:
+                        rows.append(row)
+                        runs.append(run)
             bench_reuse_gpu.time_in_passes(rows, runs, args.passes, flops, out["runs"])
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     return 0

@@ -29,6 +29,8 @@ SHAPES = ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 819
           (16384, 16384, 4096))  # fmt: skip
 QUICK_SHAPES = ((2048, 2048, 2048), (4096, 4096, 4096))
 SM_RESERVED = 1024  # shared memory the driver keeps per CTA on sm_90
+# Upfront first: the other modes are compared byte for byte with its result at the same depth.
+ORDER = ("upfront", "late", "planned")
 
 
 def occupancy(shared: int, regs: int, props: Any) -> int:
@@ -64,6 +66,45 @@ def machine(props: Any) -> dict[str, Any]:
     }
 
 
+def launch_once(
+    run: Any,
+    out: Any,
+    mode: str,
+    stages: int,
+    baseline: dict[int, Any],
+    ref: Any,
+    props: Any,
+    problem: dict[str, Any],
+) -> dict[str, Any] | None:
+    """Launch one configuration once. None when it does not fit (shared memory, or a plan the
+    planner refuses); else its row: the result ``out`` compared byte for byte with the upfront
+    run of the same depth (kept in ``baseline``) and with ``ref`` (None: not compared)."""
+    import torch
+    import triton
+    from triton.compiler.errors import CompilationError
+
+    try:
+        compiled = run()
+    except (triton.runtime.errors.OutOfResources, CompilationError) as exc:
+        print(f"{mode} stages={stages}: {str(exc).strip().splitlines()[-1]}", flush=True)
+        return None
+    torch.cuda.synchronize()
+    data = out.view(torch.uint8)
+    same = None
+    if mode == "upfront":
+        baseline[stages] = data.clone()
+    elif stages in baseline:
+        same = bool(torch.equal(data, baseline[stages]))
+    err = None if ref is None else (out.float() - ref.float()).abs().max().item()
+    shared = int(compiled.metadata.shared)
+    return {
+        **problem, "mode": mode, "stages": stages, "shared": shared,
+        "ctas_per_sm": occupancy(shared, int(compiled.n_regs), props),
+        "regs": int(compiled.n_regs), "spills": int(compiled.n_spills),
+        "max_abs_err": err, "equals_upfront": same, "ms_passes": [],
+    }  # fmt: skip
+
+
 def time_in_passes(rows: list[dict[str, Any]], runs: list[Any], passes: int, flops: float,
                    out: list[dict[str, Any]]) -> None:  # fmt: skip
     """Time every run in passes, each in another order, so that drift in clocks or temperature
@@ -88,7 +129,6 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--passes must be at least 1")
 
     import torch
-    import triton
     from triton.experimental.gluon import language as gl
     from triton.testing import do_bench
 
@@ -115,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cuBLAS {m}x{n}x{k}: {flops / ms / 1e9:.0f} TFLOP/s", flush=True)
         baseline: dict[int, Any] = {}
         rows, runs = [], []
-        for mode in ("upfront", "late", "planned"):
+        for mode in ORDER:
             for stages in depths:
                 c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
                 descs = rm.descriptors(a, b, c)
@@ -127,26 +167,11 @@ def main(argv: list[str] | None = None) -> int:
                         num_warps=rm.NUM_WARPS,
                     )  # fmt: skip
 
-                try:
-                    compiled = run()
-                except triton.runtime.errors.OutOfResources as exc:  # too deep for this mode
-                    print(f"{mode} stages={stages}: {exc}", flush=True)
-                    continue
-                torch.cuda.synchronize()
-                same = None
-                if mode == "upfront":
-                    baseline[stages] = c.clone()
-                elif stages in baseline:
-                    same = bool(torch.equal(c, baseline[stages]))
-                err = (c.float() - ref.float()).abs().max().item()
-                shared = int(compiled.metadata.shared)
-                rows.append({
-                    "shape": [m, n, k], "mode": mode, "stages": stages, "shared": shared,
-                    "ctas_per_sm": occupancy(shared, int(compiled.n_regs), props),
-                    "regs": int(compiled.n_regs), "spills": int(compiled.n_spills),
-                    "max_abs_err": err, "equals_upfront": same, "ms_passes": [],
-                })  # fmt: skip
-                runs.append(run)
+                row = launch_once(run, c, mode, stages, baseline, ref, props,
+                                  {"shape": [m, n, k]})  # fmt: skip
+                if row is not None:
+                    rows.append(row)
+                    runs.append(run)
         time_in_passes(rows, runs, args.passes, flops, out["runs"])
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     return 0

@@ -48,15 +48,39 @@ def _shape(s: list[int]) -> str:
     return "x".join(str(d) for d in s)
 
 
-def _spread(runs: list[dict[str, Any]], shape: list[int]) -> float:
-    """The largest relative difference between the timing passes of one run on ``shape``."""
-    passes = [r["ms_passes"] for r in runs if r["shape"] == shape and r.get("ms_passes")]
+def _spread(runs: list[dict[str, Any]], **problem: Any) -> float:
+    """The largest relative difference between the timing passes of one run on the problem
+    whose fields are ``problem``."""
+    passes = [r["ms_passes"] for r in runs
+              if all(r[k] == v for k, v in problem.items()) and r.get("ms_passes")]  # fmt: skip
     return max((max(p) / min(p) - 1 for p in passes), default=0.0)
 
 
-def _best(runs: list[dict[str, Any]], shape: list[int], mode: str) -> dict[str, Any] | None:
-    mine = [r for r in runs if r["shape"] == shape and r["mode"] == mode]
+def _best(runs: list[dict[str, Any]], mode: str, **problem: Any) -> dict[str, Any] | None:
+    """The fastest run of ``mode`` on the problem whose fields are ``problem``."""
+    mine = [r for r in runs if r["mode"] == mode and all(r[k] == v for k, v in problem.items())]
     return max(mine, key=lambda r: r["tflops"]) if mine else None
+
+
+def _noisy(labels: list[str]) -> list[str]:
+    """The sentence under a throughput table that names the rows whose passes disagree."""
+    if not labels:
+        return []
+    return [f"*Spread* is the largest difference between the timing passes of one run on that "
+            f"problem; above {NOISY:.0%} ({'; '.join(labels)}: tens of microseconds per call, "
+            "where clocks and launch overhead dominate) the row says little.", ""]  # fmt: skip
+
+
+def _byte_exact(runs: list[dict[str, Any]], names: dict[str, str]) -> str:
+    """Per mode, how many runs equal the upfront run of the same depth byte for byte, of those
+    that had one to compare with ("not compared" where none did)."""
+    parts = []
+    for mode, name in names.items():
+        same = [r for r in runs if r["mode"] == mode and r["equals_upfront"] is not None]
+        if mode != "upfront":
+            exact = sum(1 for r in same if r["equals_upfront"])
+            parts.append(f"{name}, {exact} of {len(same)}" if same else f"{name}, not compared")
+    return "; ".join(parts)
 
 
 def gpu_section(g: dict[str, Any]) -> list[str]:
@@ -104,25 +128,17 @@ def gpu_section(g: dict[str, Any]) -> list[str]:
             f"measured bf16 ceiling of about {CEILING_TFLOPS:.0f} TFLOP/s.", ""]  # fmt: skip
     rows = []
     for shape in shapes:
-        best = {m: _best(runs, shape, m) for m in MODES}
+        best = {m: _best(runs, m, shape=shape) for m in MODES}
         cells = [f"{best[m]['tflops']:.0f} ({best[m]['stages']})" if best[m] else "-"
                  for m in MODES]  # fmt: skip
         p, u = best["planned"], best["upfront"]
         ratio = f"{p['tflops'] / u['tflops']:.3f}" if p and u else "-"
         ceiling = f"{p['tflops'] / CEILING_TFLOPS:.0%}" if p else "-"
         rows.append([_shape(shape), *cells, f"{cublas[tuple(shape)]:.0f}", ratio, ceiling,
-                     f"{_spread(runs, shape):.0%}"])  # fmt: skip
+                     f"{_spread(runs, shape=shape):.0%}"])  # fmt: skip
     out += _table(["M x N x K", *MODES.values(), "cuBLAS", "planned / three", "of ceiling",
                    "spread"], rows)  # fmt: skip
-    noisy = [_shape(sh) for sh in shapes if _spread(runs, sh) > NOISY]
-    if noisy:
-        out += [
-            f"*Spread* is the largest difference between the timing passes of one run on "
-            f"that shape; above {NOISY:.0%} ({', '.join(noisy)}: tens of microseconds per "
-            "call, where clocks and launch overhead dominate) the row says little.",
-            "",
-        ]
-    # fmt: skip
+    out += _noisy([_shape(sh) for sh in shapes if _spread(runs, shape=sh) > NOISY])
     out += ["At the same depth the alias saves the C tile's bytes; where that lets one more "
             "CTA share an SM, it shows in throughput. Planned alias against three allocations "
             "at equal depth (TFLOP/s ratio):", ""]  # fmt: skip
@@ -138,16 +154,14 @@ def gpu_section(g: dict[str, Any]) -> list[str]:
         rows.append(row)
     out += _table(["M x N x K"] + [f"{s} stages" for s in depths], rows)
     out += ["![throughput per depth](img/benchmarks-tflops.png)", ""]
-    same = [r for r in runs if r["equals_upfront"] is not None]
-    exact = sum(1 for r in same if r["equals_upfront"])
     worst = max(r["max_abs_err"] for r in runs)
     out += ["### Correctness", "",
             f"Every run that has a three-allocation run at the same depth and shape is compared "
-            f"with it byte for byte: {exact} of {len(same)} equal (same instructions on the "
-            f"same data). Against an fp32 reference rounded to bf16, the largest difference "
-            f"over all {len(runs)} runs is {worst} (bf16 rounding of sums of up to 8192 "
-            "products). `tests/gpu/test_reuse_gpu.py` checks the planned alias byte-exact "
-            "against three allocations.", ""]  # fmt: skip
+            f"with it byte for byte (same instructions on the same data), equal in: "
+            f"{_byte_exact(runs, MODES)}. Against an fp32 reference rounded to bf16, the "
+            f"largest difference over all {len(runs)} runs is {worst} (bf16 rounding of sums "
+            "of up to 8192 products). `tests/gpu/test_reuse_gpu.py` checks the planned alias "
+            "byte-exact against three allocations.", ""]  # fmt: skip
     return out
 
 
@@ -166,24 +180,21 @@ def attention_section(a: dict[str, Any]) -> list[str]:
            "scaled_dot_product_attention on the same problem.", ""]  # fmt: skip
     rows = []
     for seq, d, bn in problems:
-        best = {}
-        for m in modes:
-            mine = [r for r in runs if (r["seq"], r["head_dim"], r["block_n"], r["mode"])
-                    == (seq, d, bn, m)]  # fmt: skip
-            best[m] = max(mine, key=lambda r: r["tflops"]) if mine else None
+        best = {m: _best(runs, m, seq=seq, head_dim=d, block_n=bn) for m in modes}
         cells = [f"{b['tflops']:.0f} ({b['stages']}, {b['shared']}, {b['ctas_per_sm']}/SM)"
                  if b else "-" for b in best.values()]  # fmt: skip
         p, u = best["planned"], best["upfront"]
         ratio = f"{p['tflops'] / u['tflops']:.3f}" if p and u else "-"
-        rows.append([seq, d, bn, *cells, f"{sdpa[seq, d]:.0f}", ratio])
-    out += _table(["seq", "D", "key block", *modes.values(), "torch SDPA", "planned / four"],
-                  rows)  # fmt: skip
-    same = [r for r in runs if r["equals_upfront"] is not None]
-    exact = sum(1 for r in same if r["equals_upfront"])
+        spread = _spread(runs, seq=seq, head_dim=d, block_n=bn)
+        rows.append([seq, d, bn, *cells, f"{sdpa[seq, d]:.0f}", ratio, f"{spread:.0%}"])
+    out += _table(["seq", "D", "key block", *modes.values(), "torch SDPA", "planned / four",
+                   "spread"], rows)  # fmt: skip
+    out += _noisy([f"seq {sq}, D {d}, key block {bn}" for sq, d, bn in problems
+                   if _spread(runs, seq=sq, head_dim=d, block_n=bn) > NOISY])  # fmt: skip
     errs = [r["max_abs_err"] for r in runs if r["max_abs_err"] is not None]
-    out += [f"Byte for byte against four allocations at the same depth: {exact} of "
-            f"{len(same)} equal. Against an fp32 reference (sequences up to 4096), the largest "
-            f"difference is {max(errs):.4f}; the most registers spilled by any run: "
+    out += [f"Byte for byte against four allocations at the same depth, equal in: "
+            f"{_byte_exact(runs, modes)}. Against an fp32 reference (sequences up to 4096), "
+            f"the largest difference is {max(errs):.4f}; the most registers spilled by any run: "
             f"{max(r['spills'] for r in runs)} bytes. `tests/gpu/test_reuse_attention_gpu.py` "
             "checks the planned alias byte-exact against both other modes.", ""]  # fmt: skip
     return out
