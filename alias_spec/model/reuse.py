@@ -17,6 +17,7 @@ inside the allocation, and no two conflicting buffers share a byte.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -86,8 +87,12 @@ class Declarations:
     groups: Group | None = None
     capacity: int = SMEM_PER_BLOCK
 
+    @functools.cached_property
+    def by_name(self) -> dict[str, Buffer]:
+        return {b.name: b for b in self.buffers}
+
     def buffer(self, name: str) -> Buffer:
-        return {b.name: b for b in self.buffers}[name]
+        return self.by_name[name]
 
 
 @dataclass(frozen=True)
@@ -213,8 +218,10 @@ def _leaves(g: Group | str) -> list[str]:
     return [g] if isinstance(g, str) else [n for m in g.members for n in _leaves(m)]
 
 
-def conflicts(d: Declarations) -> set[frozenset[str]]:
-    """Pairs of buffers in use at the same time (that must not share a byte)."""
+@functools.lru_cache(maxsize=64)
+def conflicts(d: Declarations) -> frozenset[frozenset[str]]:
+    """Pairs of buffers in use at the same time (that must not share a byte). Memoised: the
+    planner, its first fit and ``verify`` all ask for the same declarations' pairs."""
     out: set[frozenset[str]] = set()
     if d.groups is not None:
 
@@ -229,12 +236,12 @@ def conflicts(d: Declarations) -> set[frozenset[str]]:
                 walk(m)
 
         walk(d.groups)
-        return out
+        return frozenset(out)
     uses = dict(d.uses)
     for a, b in combinations(uses, 2):
         if set(uses[a]) & set(uses[b]):
             out.add(frozenset((a, b)))
-    return out
+    return frozenset(out)
 
 
 def lower_bound(d: Declarations) -> int:

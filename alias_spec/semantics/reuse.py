@@ -33,7 +33,8 @@ def first_fit(d: Declarations) -> dict[str, int]:
     so far: a placement to start the search from (and to fall back on)."""
     pairs = conflicts(d)
     placed: dict[str, tuple[int, int]] = {}
-    for b in sorted(d.buffers, key=lambda b: (-b.size, d.buffers.index(b))):
+    order = sorted(enumerate(d.buffers), key=lambda ib: (-ib[1].size, ib[0]))
+    for _, b in order:
         busy = sorted(placed[n] for n in placed if frozenset((n, b.name)) in pairs)
         at = 0
         for lo, hi in busy:
@@ -67,13 +68,15 @@ def plan(d: Declarations, step_timeout_ms: int = STEP_TIMEOUT_MS) -> Placement:
     cons = [total >= bound, total <= min(d.capacity, _end(d, start))]
     for b in d.buffers:
         cons += [k[b.name] >= 0, off[b.name] + b.size <= total]
-    for pair in pairs:
+    for pair in sorted(pairs, key=sorted):  # a fixed order: z3's search depends on it
         x, y = (d.buffer(n) for n in sorted(pair))
         cons.append(z3.Or(off[x.name] + x.size <= off[y.name], off[y.name] + y.size <= off[x.name]))
     # Buffers alike in size, alignment and conflicts are interchangeable: order them.
+    nbr = {b.name: {n for p in pairs if b.name in p for n in p} - {b.name} for b in d.buffers}
     for i, x in enumerate(d.buffers):
         for y in d.buffers[i + 1 :]:
-            if (x.size, x.align) == (y.size, y.align) and _neighbours(pairs, x.name, y.name):
+            same_conflicts = nbr[x.name] - {y.name} == nbr[y.name] - {x.name}
+            if (x.size, x.align) == (y.size, y.align) and same_conflicts:
                 cons.append(off[x.name] <= off[y.name])
     found = solve(cons, objectives=[total], timeout_ms=step_timeout_ms)
     if found.model is None:
@@ -93,9 +96,3 @@ def plan(d: Declarations, step_timeout_ms: int = STEP_TIMEOUT_MS) -> Placement:
     if problems:  # never hand back a wrong plan, whatever the solver said
         raise AssertionError("planner produced a wrong placement: " + "; ".join(problems))
     return Placement(tuple(offsets.items()), size, bound, exact or size == bound)
-
-
-def _neighbours(pairs: set[frozenset[str]], a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` conflict with the same other buffers."""
-    others = {n for p in pairs for n in p} - {a, b}
-    return all((frozenset((a, n)) in pairs) == (frozenset((b, n)) in pairs) for n in others)

@@ -107,9 +107,8 @@ def declarations(p: reuse_plan) -> tuple[reuse.Declarations, list[Any]]:
                     f"buffers[{i}].dtype", f"must be a Gluon dtype, got {show(b.dtype)}"
                 )
             bits = b.dtype.primitive_bitwidth
-            plain = reuse.buffer(
-                b.name, b.shape, bits
-            )  # name and shape, before a layout needs them
+            # The name and shape checked before the default layout is built from them.
+            plain = reuse.buffer(b.name, b.shape, bits)
             lay = _layout(b)
             info = layout_info(lay)
             swizzle = info.swizzle_bytes if info.kind == "nvmma" else 0
@@ -162,21 +161,17 @@ def alloc_reuse(plan, _semantic=None):
     d, layouts = declarations(p)
     where = placement(d)
     shape, layout = root_shape(d, where.total)
-    root = place_alloc(shape, gl.int8, layout, smem, None, None, 0, True, None, _semantic)
-    # Every view is judged under safe, whatever TLE_ALIAS_PROFILE says: that is the guarantee.
+
+    def one(shape: list[int], dtype: Any, layout: Any, alias: Any, offset: int) -> Any:
+        # Every view is judged under safe, whatever TLE_ALIAS_PROFILE says: that is the
+        # planner's guarantee (the root is an allocation; no rule judges it).
+        return place_alloc(shape, dtype, layout, scope=smem, init_value=None, alias=alias,
+                           alias_offset_bytes=offset, nv_mma_shared_layout=True,
+                           profile="safe", semantic=_semantic)  # fmt: skip
+
+    root = one(shape, gl.int8, layout, None, 0)
     views = [
-        place_alloc(
-            list(b.shape),
-            pb.dtype,
-            lay,
-            smem,
-            None,
-            root,
-            where.offset(b.name),
-            True,
-            "safe",
-            _semantic,
-        )
+        one(list(b.shape), pb.dtype, lay, root, where.offset(b.name))
         for b, pb, lay in zip(d.buffers, p.buffers, layouts, strict=True)
     ]
     return gl.tuple(views)
