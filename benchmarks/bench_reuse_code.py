@@ -34,7 +34,6 @@ sys.path.insert(0, str(HERE))
 
 DEFAULT_OUT = HERE / "results" / "reuse_code.json"
 DEFAULT_STAGES = (2, 3, 4)
-MODES = ("planned", "upfront", "late")  # as in reuse_matmul.MODES; kept here so no Triton import
 ADDRESS = "address arithmetic / constant materialisation"
 OTHER = "other"
 
@@ -204,6 +203,13 @@ def registers(cubin: bytes, tool: tuple[str, str]) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def modes() -> tuple[str, ...]:
+    """The payoff kernel's modes (imported late: the opcode functions need no Triton)."""
+    import reuse_matmul as rm
+
+    return rm.MODES
+
+
 def measure(stages: int, mode: str, tool: tuple[str, str]) -> dict[str, Any]:
     """One kernel compiled on the CPU for sm_90, reduced to its opcode counts."""
     import reuse_matmul as rm
@@ -332,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["TRITON_CACHE_DIR"] = cache
         try:
             for stages in args.stages:
-                by_mode = {mode: measure(stages, mode, tool) for mode in MODES}
+                by_mode = {mode: measure(stages, mode, tool) for mode in modes()}
                 kernels.extend(by_mode.values())
                 for against in ("upfront", "late"):
                     diffs.append(compare(by_mode["planned"], by_mode[against]))

@@ -151,7 +151,7 @@ def compiled() -> dict[str, dict[str, Any]]:
     tool = brc.find_disassembler()
     if tool is None:
         pytest.skip("no cuobjdump or nvdisasm (Triton's bundled ones or on PATH)")
-    return {mode: brc.measure(3, mode, tool) for mode in brc.MODES}
+    return {mode: brc.measure(3, mode, tool) for mode in brc.modes()}
 
 
 # Measured with Triton 3.6.0 (pinned) for sm_90 at stages 2, 3 and 4 alike: the upfront kernel
