@@ -19,6 +19,7 @@ LAYERS = (
     "generated",
     "frontend",
     "engines",
+    "ir",
     "lint",
     "plan",
     "difftest",

@@ -52,7 +52,7 @@ def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
     from alias_spec.plan.output import exit_status, to_json, to_sarif, to_text
     from alias_spec.plan.plan import check_plan
     from alias_spec.plan.runner import AllocationError
-    from alias_spec.plan.ttgir import TtgirError
+    from alias_spec.ir.ttgir import TtgirError
 
     try:
         text = _read(file)

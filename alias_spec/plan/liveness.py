@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from alias_spec.plan.ttgir import BRANCHES, CONCURRENT_OPS, LOOP_OPS, TERMINATORS, Function, Op
+from alias_spec.ir.ttgir import BRANCHES, CONCURRENT_OPS, LOOP_OPS, TERMINATORS, Function, Op
 
 # Ops whose results never hold shared-memory bytes although an operand does (they read data).
 _DATA_OPS = {"ttg.local_load", "tt.load", "ttng.tmem_load", "tt.reduce", "tt.scan"}

@@ -21,7 +21,7 @@ from typing import Any
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.liveness import live_ranges, point_range
-from alias_spec.plan.ttgir import Function, Module, Op, read_module
+from alias_spec.ir.ttgir import Function, Module, Op, read_module
 
 ALLOC_OPS = {"ttg.local_alloc"}
 AT_LEAST_ONE = "at least its first byte (its size is unknown)"

@@ -141,7 +141,7 @@ def cut(release: str, rec: dict[str, Any]) -> Iterator[Mutant]:
     """A buffer placed over a root between its last direct use and its last use through a
     derived value."""
     from alias_spec.plan.liveness import live_ranges
-    from alias_spec.plan.ttgir import read_module
+    from alias_spec.ir.ttgir import read_module
 
     module, debug, version = rec["alloc"]["module"], rec["alloc"]["debug"], rec["alloc"]["version"]
     mod = read_module(module)

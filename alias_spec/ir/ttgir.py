@@ -1,4 +1,4 @@
-"""Reading what the plan validator needs out of TTGIR text, without MLIR.
+"""Reading what lint and the plan validator need out of TTGIR text, without MLIR.
 
 Only the structure that shared-memory liveness depends on is read: functions, their ops in
 textual order (each op's results, the SSA names it uses and the block arguments it declares),
