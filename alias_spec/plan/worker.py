@@ -1,15 +1,23 @@
 """Run one Triton release's own shared-memory allocation on a TTGIR module and print the result.
 
-Protocol: stdin holds one JSON object ``{"text": TTGIR}``; stdout gets one JSON object
-``{"ok": true, "version": ..., "module": printed module, "debug": allocator debug text}`` or
+Protocol: stdin holds one JSON object ``{"text": TTGIR, "prepasses": "release" | "as_written"}``;
+stdout gets one JSON object ``{"ok": true, "version": ..., "module": printed module, "debug":
+allocator debug text, "before": {function: local_alloc count}, "after": {...}}`` or
 ``{"ok": false, "error": one line}``. The runner sets ``TRITON_LLVM_DEBUG_ONLY`` so that the
 allocator writes each buffer's size to fd 2, which this script captures: the printed module
-carries only offsets in older releases. The passes are those the NVIDIA backend runs before
-lowering to LLVM, up to and including the allocation, each added only if this release has it.
+carries only offsets in older releases.
+
+"release" runs the passes the NVIDIA backend runs before lowering to LLVM, up to and including
+the allocation, each added only if this release has it. One of them (the inliner) canonicalizes
+the module, which deletes unused allocations and ops: the census of ``ttg.local_alloc`` ops per
+function before and after those passes lets the runner see what they removed. "as_written"
+leaves out the passes that fold, so the allocator sees every op of the module (as Triton's own
+allocation test pass does).
 
 This file imports only Triton and the standard library, so it runs inside any virtual
 environment that has the Triton release under test. An input that aborts the compiler kills
-this process: the runner treats that as unreadable input.
+this process: the runner treats that as unreadable input. Temporary files are removed before
+the reply is written, whatever happens.
 """
 
 from __future__ import annotations
@@ -17,8 +25,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
+
+_FUNC = re.compile(r"^\s*(?:tt\.func|func\.func)\b[^@]*@(\"(?:[^\"\\]|\\.)*\"|[\w.$-]+)")
+_CALL = re.compile(r"\btt\.call\b")
 
 
 def _capability(text: str) -> int:
@@ -49,10 +61,24 @@ def _add(pm, owner, name: str, *extra) -> None:
         fn(pm, *extra, False)
 
 
-def _allocate(text: str) -> dict:
+def census(printed: str) -> dict[str, list[int]]:
+    """Per function of a printed module: [ttg.local_alloc ops, tt.call ops]."""
+    out: dict[str, list[int]] = {}
+    current: list[int] | None = None
+    for line in printed.splitlines():
+        m = _FUNC.match(line)
+        if m:
+            current = out.setdefault(m.group(1).strip('"'), [0, 0])
+            continue
+        if current is not None:
+            current[0] += line.count("ttg.local_alloc")
+            current[1] += len(_CALL.findall(line))
+    return out
+
+
+def _allocate(text: str, prepasses: str, tmp: str) -> dict:
     from triton._C.libtriton import ir, nvidia, passes
 
-    tmp = tempfile.mkdtemp(prefix="alias-spec-plan-")
     path = os.path.join(tmp, "module.ttgir")
     with open(path, "w") as f:
         f.write(text)
@@ -63,37 +89,50 @@ def _allocate(text: str) -> dict:
     except AttributeError:
         pass
     mod = ir.parse_mlir_module(path, ctx)
+    before = census(str(mod))
     capability = _capability(text)
+    pre = ir.pass_manager(ctx)
+    _add(pre, passes.ttgpuir, "add_combine_tensor_select_and_if")
+    _add(pre, passes.ttgpuir, "add_allocate_warp_groups")
+    _add(pre, passes.convert, "add_scf_to_cf")
+    if prepasses == "release":
+        _add(pre, passes.gluon, "add_inliner")  # inlines calls, then canonicalizes
+    pre.run(mod, "alias-spec-plan")
+    after = census(str(mod))
     pm = ir.pass_manager(ctx)
-    _add(pm, passes.ttgpuir, "add_combine_tensor_select_and_if")
-    _add(pm, passes.ttgpuir, "add_allocate_warp_groups")
-    _add(pm, passes.convert, "add_scf_to_cf")
-    _add(pm, passes.gluon, "add_inliner")
     nvidia.passes.ttgpuir.add_allocate_shared_memory_nv(pm, capability, _ptx_version(capability))
     pm.run(mod, "alias-spec-plan")
     # Locations that name the module itself name this temporary file: keep only its name.
-    return {"module": str(mod).replace(path, "module.ttgir")}
+    module = str(mod).replace(path, "module.ttgir")
+    return {"module": module, "before": before, "after": after}
 
 
 def main() -> int:
     import triton
 
     request = json.loads(sys.stdin.read())
-    diag = tempfile.NamedTemporaryFile(prefix="alias-spec-plan-", suffix=".txt", delete=False)
-    saved = os.dup(2)
-    os.dup2(diag.fileno(), 2)
+    prepasses = request.get("prepasses", "release")
+    tmp = tempfile.mkdtemp(prefix="alias-spec-plan-")
+    diag_path = os.path.join(tmp, "diag.txt")
+    debug = ""
     try:
-        result = {"ok": True, "version": triton.__version__, **_allocate(request["text"])}
-    except Exception as exc:  # a parse or pass failure: one line for the user
-        first = str(exc).strip().splitlines()
-        result = {"ok": False, "error": first[0] if first else type(exc).__name__}
+        with open(diag_path, "w+b") as diag:
+            saved = os.dup(2)
+            os.dup2(diag.fileno(), 2)
+            try:
+                result = {"ok": True, "version": triton.__version__,
+                          **_allocate(request["text"], prepasses, tmp)}  # fmt: skip
+            except Exception as exc:  # a parse or pass failure: one line for the user
+                first = str(exc).strip().splitlines()
+                result = {"ok": False, "error": first[0] if first else type(exc).__name__}
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, 2)
+                os.close(saved)
+            diag.seek(0)
+            debug = diag.read().decode("utf-8", errors="replace")
     finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
-    with open(diag.name, errors="replace") as f:
-        debug = f.read()
-    os.unlink(diag.name)
+        shutil.rmtree(tmp, ignore_errors=True)
     if not result["ok"]:
         found = re.search(r"error: (.*)", debug)
         if found:
