@@ -198,7 +198,8 @@ def test_warp_specialize_partitions_are_concurrent() -> None:
     r = _ranges(body)
     ws = (1, 6)
     assert r["%a"][0] == 0 and r["%a"][1] >= ws[1]  # used by partition 0 during all of it
-    assert r["%d"][0] <= ws[0] + 1 and r["%d"][1] >= ws[1]
+    # Used only by the default warps, in order: live where used (%a covers it all the same).
+    assert r["%d"] == (2, 3)
 
 
 # --- the plan proof --------------------------------------------------------------------------

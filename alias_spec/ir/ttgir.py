@@ -1,13 +1,26 @@
 """Reading what lint and the plan validator need out of TTGIR text, without MLIR.
 
 Only the structure that shared-memory liveness depends on is read: functions, their ops in
-textual order (each op's results, the SSA names it uses and the block arguments it declares),
+textual order (each op's results, the SSA values it uses and the block arguments it declares),
 the regions an op owns (so that loops, branches and warp-specialize partitions are known),
 ``cf`` block labels and branches, the ``allocation.offset`` / ``allocation.size`` attributes
-and the module's ``ttg.shared``, and each op's kernel source location.
+and the module's ``ttg.shared``, each op's kernel source location and the callee of a call.
+
+Each line is split into MLIR tokens first, so strings, comments, symbols and literals mean
+what they mean to MLIR: a ``//`` or a brace inside a string is text, a comment is not read,
+``@"quoted names"`` and ``@bare`` ones are the same kind of symbol (escapes decoded), integers
+may be hexadecimal or negative, and ``loc(...)`` is a location only where ``loc`` is a keyword.
+
+SSA values are resolved by scope as MLIR's parser does: a value defined in a region is
+visible in the regions nested in it and not after the region closes; a function and a
+warp-specialize partition (isolated from above) start with nothing visible; a name used before
+any visible definition is a forward reference to its next definition. Each definition gets a
+unique name: the first of a name keeps it, later ones get ``@N`` (``%a``, ``%a@1``; ``@`` is
+not allowed in an SSA name, so no real name collides), and every use names the definition it
+resolves to. The results of an op with several (``%r:2 = ...``) are ``%r#0`` and ``%r#1``.
 
 Every op, block label and region terminator gets a position: its index in the function's
-textual order. Liveness (``liveness.py``) works on those positions.
+textual order. Liveness (``plan/liveness.py``) works on those positions.
 """
 
 from __future__ import annotations
@@ -20,24 +33,6 @@ from dataclasses import dataclass, field
 MAX_DEPTH = 256
 MAX_LINE = 1_000_000
 
-_NAME = re.compile(r"%[\w.$-]+")
-_FUNC = re.compile(r'^\s*(?:tt\.func|func\.func)\b[^@]*@("(?:[^"\\]|\\.)*"|[\w.$-]+)')
-_RESULTS = re.compile(r'^\s*(%[\w.$-]+(?::\d+)?(?:\s*,\s*%[\w.$-]+(?::\d+)?)*)\s*=\s*"?([\w.]+)"?')
-_BARE = re.compile(r'^\s*"?([a-z_][\w]*\.[\w.]+)"?')
-_LABEL = re.compile(r"^\s*\^([\w.$-]+)")
-_ALIAS = re.compile(r"^\s*(#[\w.$-]+)\s*=\s*(.*)$")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_LOC_TAIL = re.compile(r"\bloc\(")
-_DECL = re.compile(r"(%[\w.$-]+)\s*:(?!:)")
-_DEF_EQ = re.compile(r"(%[\w.$-]+)\s*=(?!=)")
-_INT_ATTR = re.compile(r"\b(allocation\.offset|allocation\.size)\s*=\s*(-?\d+)\s*(?::\s*i\d+)?")
-_SHARED = re.compile(r"\bttg\.shared\s*=\s*(-?\d+)\s*(?::\s*i\d+)?")
-_WARPS = re.compile(r'"ttg\.num-warps"\s*=\s*(\d+)')
-_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
-_LOC_REF = re.compile(r"#loc\d*[\w.$-]*")
-_BRANCH_TARGET = re.compile(r"\^([\w.$-]+)")
-_WS_REGION = re.compile(r"^\s*(?:default|partition\d+)\b")
-
 LOOP_OPS = {"scf.for", "scf.while"}
 CONCURRENT_OPS = {"ttg.warp_specialize"}
 TERMINATORS = {
@@ -49,10 +44,187 @@ TERMINATORS = {
     "tt.scan.return",
 }
 BRANCHES = {"cf.br", "cf.cond_br", "cf.switch"}
+INT_ATTRS = ("allocation.offset", "allocation.size")
+_PARTITION = re.compile(r"partition\d+$")
+_FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+_LOC_REF = re.compile(r"#loc\d*[\w.$-]*")
+_GENERIC_NAME = re.compile(r"[a-z_]\w*\.[\w.]+")
+
+# One MLIR token. Kinds: str (a string literal, its value decoded), sym (@name, decoded),
+# ssa (%name, with #N kept), label (^name), hash (#name), bang (!name), id (a bare
+# identifier or keyword, dots included), int, float, punct (one character, or "->").
+_TOKEN = re.compile(
+    r"""(?P<ws>\s+)
+    |(?P<comment>//.*)
+    |(?P<str>"(?:[^"\\\n]|\\.)*")
+    |(?P<sym>@(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w$.]*))
+    |(?P<ssa>%[\w$.-]+(?:\#\d+)?)
+    |(?P<label>\^[\w$.-]+)
+    |(?P<hash>\#[\w$.-]+)
+    |(?P<bang>![\w$.-]+)
+    |(?P<hex>0x[0-9a-fA-F]+)
+    |(?P<float>\d+\.\d*(?:[eE][+-]?\d+)?)
+    |(?P<int>\d+)
+    |(?P<id>[A-Za-z_][\w$.-]*)
+    |(?P<arrow>->)
+    |(?P<punct>.)""",
+    re.X,
+)
 
 
 class TtgirError(ValueError):
     """Text that is not a TTGIR module this reader understands (one line)."""
+
+
+@dataclass
+class Tok:
+    kind: str
+    text: str  # as written
+    start: int
+    end: int
+    value: object = None  # decoded: str for str/sym, int for int
+
+
+def _decode(body: str) -> str:
+    """An MLIR string literal's contents with its escapes decoded (\\\\, \\", \\n, \\t, \\XX)."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1 : i + 2]
+        if nxt in ('"', "\\"):
+            out.append(nxt)
+            i += 2
+        elif nxt == "n":
+            out.append("\n")
+            i += 2
+        elif nxt == "t":
+            out.append("\t")
+            i += 2
+        elif re.fullmatch(r"[0-9a-fA-F]{2}", body[i + 1 : i + 3]):
+            out.append(chr(int(body[i + 1 : i + 3], 16)))
+            i += 3
+        else:
+            raise TtgirError(f"unknown escape in a string literal: {body[i : i + 2]!r}")
+    return "".join(out)
+
+
+def lex(line: str) -> list[Tok]:
+    """A line's tokens, comments left out; TtgirError on a string that does not end."""
+    toks: list[Tok] = []
+    for m in _TOKEN.finditer(line):
+        kind = m.lastgroup or "punct"
+        text = m.group(0)
+        if kind in ("ws", "comment"):
+            continue
+        if kind == "punct" and text == '"':
+            raise TtgirError("a string literal does not end on its line")
+        value: object = None
+        if kind == "str":
+            value = _decode(text[1:-1])
+        elif kind == "sym":
+            value = _decode(text[2:-1]) if text.startswith('@"') else text[1:]
+        elif kind == "hex":
+            kind, value = "int", int(text, 16)
+        elif kind == "int":
+            value = int(text)
+        elif kind == "arrow":
+            kind = "punct"
+        toks.append(Tok(kind, text, m.start(), m.end(), value))
+    return toks
+
+
+def _loc_spans(toks: list[Tok]) -> list[tuple[int, int]]:
+    """Token index ranges [i, j] of each ``loc(...)`` group (``loc`` the keyword, not a symbol
+    or a value named so)."""
+    spans = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "id" and t.text == "loc" and i + 1 < len(toks) and toks[i + 1].text == "(":
+            depth = 0
+            j = i + 1
+            while j < len(toks):
+                if toks[j].text == "(":
+                    depth += 1
+                elif toks[j].text == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            spans.append((i, j))
+            i = j + 1
+            continue
+        i += 1
+    return spans
+
+
+def _without_locs(toks: list[Tok]) -> list[Tok]:
+    spans = _loc_spans(toks)
+    if not spans:
+        return toks
+    out: list[Tok] = []
+    k = 0
+    for i, j in spans:
+        out.extend(toks[k:i])
+        k = j + 1
+    out.extend(toks[k:])
+    return out
+
+
+def _blanked(line: str, toks: list[Tok]) -> str:
+    """The line with string literals and quoted symbols emptied (a generic op name is kept)
+    and the comment cut: text for the regular expressions of later passes, which then never
+    read what sits inside a string."""
+    out: list[str] = []
+    k = 0
+    for t in toks:
+        out.append(line[k : t.start])
+        if t.kind == "str" and not _GENERIC_NAME.fullmatch(str(t.value)):
+            out.append('"' + " " * (len(t.text) - 2) + '"')
+        elif t.kind == "sym" and t.text.startswith('@"'):
+            out.append('@"' + " " * (len(t.text) - 3) + '"')
+        else:
+            out.append(t.text)
+        k = t.end
+    return "".join(out).rstrip()
+
+
+def _strip_loc(text: str) -> str:
+    """The text without any ``loc(...)`` group (they may sit inside argument lists)."""
+    try:
+        toks = lex(text)
+    except TtgirError:
+        return text
+    spans = _loc_spans(toks)
+    if not spans:
+        return text
+    out = []
+    k = 0
+    for i, j in spans:
+        out.append(text[k : toks[i].start])
+        k = toks[j].end if j < len(toks) else len(text)
+    out.append(text[k:])
+    return "".join(out)
+
+
+def _top_level_types(toks: list[Tok]) -> int | None:
+    """Index of the first ``:`` outside brackets (the op's type part follows it)."""
+    depth = 0
+    for i, t in enumerate(toks):
+        if t.kind != "punct":
+            continue
+        if t.text in "([{<":
+            depth += 1
+        elif t.text in ")]}>":
+            depth -= 1
+        elif t.text == ":" and depth == 0:
+            return i
+    return None
 
 
 @dataclass
@@ -64,24 +236,46 @@ class Op:
     results: list[str]
     uses: list[str]
     decls: list[str]  # block arguments and region arguments this statement declares
-    head: str  # the statement text up to its region (types and attributes included)
+    head: str  # the statement text up to its region (strings emptied, comment cut)
     tail: str = ""  # text after the op's regions close (generic ops: attributes, types)
     attrs: dict[str, int] = field(default_factory=dict)
     loc_ref: str | None = None
     parent: int | None = None  # position of the op owning the region this op is in
     end: int = -1  # position of the last statement inside this op's regions (pos if none)
     targets: list[str] = field(default_factory=list)  # branch targets (cf)
+    callee: str | None = None  # the symbol a call names (decoded)
+    symbols: list[str] = field(default_factory=list)  # every symbol the statement names
 
     @property
     def text(self) -> str:
         return self.head + (" " + self.tail if self.tail else "")
 
     def result_types(self) -> str:
-        """The type part that holds the results (after the last ``->``, else after ``:``)."""
+        """The type part that holds the results: after the last top-level ``->`` of the type
+        part (what follows the first ``:`` outside brackets), else that whole part."""
         text = _strip_loc(self.text)
-        if "->" in text:
-            return text.rsplit("->", 1)[1]
-        return text.split(" : ", 1)[1] if " : " in text else ""
+        try:
+            toks = lex(text)
+        except TtgirError:
+            return ""
+        at = _top_level_types(toks)
+        if at is None:
+            return text.rsplit("->", 1)[1] if "->" in text else ""
+        rest = toks[at + 1 :]
+        depth = 0
+        arrow = None
+        for i, t in enumerate(rest):
+            if t.kind == "punct" and t.text in "([{<":
+                depth += 1
+            elif t.kind == "punct" and t.text in ")]}>":
+                depth -= 1
+            elif t.text == "->" and depth == 0:
+                arrow = i
+        start = rest[arrow + 1].start if arrow is not None and arrow + 1 < len(rest) else (
+            rest[0].start if rest else len(text))  # fmt: skip
+        if arrow is not None and arrow + 1 >= len(rest):
+            return ""
+        return text[start:]
 
 
 @dataclass
@@ -91,6 +285,7 @@ class Function:
     args: list[str]
     ops: list[Op] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)  # label -> position
+    attrs: dict[str, int] = field(default_factory=dict)  # allocation.* on the function itself
 
 
 @dataclass
@@ -99,6 +294,8 @@ class Module:
     shared: int | None
     num_warps: int | None
     loc_aliases: dict[str, str]
+    # Whether any op or function carries an allocation.* attribute (a planned module).
+    planned: bool = False
 
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
@@ -106,29 +303,6 @@ class Module:
     def source(self, op: Op) -> str | None:
         """The op's kernel source location as ``file:line:col``, if the dump has one."""
         return resolve_loc(op.loc_ref, self.loc_aliases)
-
-
-def _strip_loc(text: str) -> str:
-    """The text without any ``loc(...)`` group (they may sit inside argument lists)."""
-    out = []
-    i = 0
-    for m in _LOC_TAIL.finditer(text):
-        if m.start() < i:
-            continue
-        out.append(text[i : m.start()])
-        depth = 0
-        j = m.end() - 1
-        while j < len(text):
-            if text[j] == "(":
-                depth += 1
-            elif text[j] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
-        i = j + 1
-    out.append(text[i:])
-    return "".join(out)
 
 
 def resolve_loc(ref: str | None, aliases: dict[str, str], depth: int = 0) -> str | None:
@@ -158,49 +332,162 @@ def resolve_loc(ref: str | None, aliases: dict[str, str], depth: int = 0) -> str
     return f"{m.group(1)}:{m.group(2)}:{m.group(3)}" if m else None
 
 
-def _balance(text: str) -> int:
-    return text.count("{") - text.count("}")
-
-
-def _loc_of(text: str) -> str | None:
-    """The op's own trailing location: the last top-level ``loc(...)`` of the statement."""
-    idx = text.rfind(" loc(")
-    if idx < 0:
-        return None
-    inner = text[idx + 5 :]
-    depth = 1
-    for i, ch in enumerate(inner):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
+def _own_loc(line: str, toks: list[Tok]) -> str | None:
+    """The statement's own location: the contents of its last top-level ``loc(...)``."""
+    depth = 0
+    last = None
+    spans = {i: j for i, j in _loc_spans(toks)}
+    i = 0
+    while i < len(toks):
+        if i in spans:
             if depth == 0:
-                return inner[:i].strip()
+                last = (i, spans[i])
+            i = spans[i] + 1
+            continue
+        t = toks[i]
+        if t.kind == "punct" and t.text in "([{<":
+            depth += 1
+        elif t.kind == "punct" and t.text in ")]}>":
+            depth -= 1
+        i += 1
+    if last is None:
+        return None
+    i, j = last
+    if j >= len(toks):
+        return None
+    return line[toks[i + 1].end : toks[j].start].strip()
+
+
+def _int_attrs(toks: list[Tok], line_no: int, into: dict[str, int]) -> None:
+    """``allocation.offset = N`` / ``allocation.size = N`` (N decimal or hexadecimal, maybe
+    negative, maybe typed) into ``into``; TtgirError when the value is not an integer or the
+    key is given twice."""
+    for i, t in enumerate(toks):
+        if t.kind != "id" or t.text not in INT_ATTRS:
+            continue
+        if i + 1 >= len(toks) or toks[i + 1].text != "=":
+            continue
+        j = i + 2
+        sign = 1
+        if j < len(toks) and toks[j].text == "-":
+            sign, j = -1, j + 1
+        if j >= len(toks) or toks[j].kind != "int":
+            raise TtgirError(f"line {line_no}: {t.text} is not an integer")
+        if j + 1 < len(toks) and toks[j + 1].text == ".":
+            raise TtgirError(f"line {line_no}: {t.text} is not an integer")
+        if t.text in into:
+            raise TtgirError(f"line {line_no}: {t.text} given twice")
+        into[t.text] = sign * int(toks[j].value)  # type: ignore[call-overload]
+
+
+def _module_int(toks: list[Tok], key: str) -> int | None:
+    for i, t in enumerate(toks):
+        name = t.value if t.kind == "str" else t.text if t.kind == "id" else None
+        if name != key or i + 2 >= len(toks) or toks[i + 1].text != "=":
+            continue
+        j, sign = i + 2, 1
+        if toks[j].text == "-":
+            sign, j = -1, j + 1
+        if j < len(toks) and toks[j].kind == "int":
+            return sign * int(toks[j].value)  # type: ignore[call-overload]
     return None
 
 
-def _results(text: str) -> list[str]:
-    out = []
-    for part in text.split(","):
-        name = part.strip().split(":")[0]
-        out.append(name)
-    return out
+def _balance(toks: list[Tok]) -> int:
+    return sum(1 if t.text == "{" else -1 if t.text == "}" else 0
+               for t in toks if t.kind == "punct")  # fmt: skip
 
 
-def _blank(m: re.Match[str]) -> str:
-    """A string literal emptied, except a generic op name (``"tt.reduce"``)."""
-    text = m.group(0)
-    if re.fullmatch(r'"[a-z_]\w*\.[\w.]+"', text):
-        return text
-    return '"' + " " * (len(text) - 2) + '"'
+def _arg_decls(toks: list[Tok]) -> list[str]:
+    """Values declared as ``%x: type`` (function, block and partition arguments)."""
+    return [t.text for i, t in enumerate(toks[:-1]) if t.kind == "ssa" and toks[i + 1].text == ":"]
 
 
-def _clean(line: str) -> str:
-    """Strings replaced by blanks of the same length (braces and ``%`` inside them are not
-    structure), comments cut."""
-    line = _STRING.sub(_blank, line)
-    cut = line.find("//")
-    return line[:cut] if cut >= 0 else line
+class _Scopes:
+    """SSA names of one function resolved by region scope (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.visible: dict[str, list[str]] = {}
+        self.frames: list[tuple[list[str], dict[str, list[str]] | None]] = [([], None)]
+        self.count: dict[str, int] = {}
+        self.multi: dict[str, int] = {}  # unique name -> number of results (when several)
+        self.pending: dict[str, list[tuple[list[str], int, str]]] = {}  # forward references
+
+    def push(self, isolated: bool = False) -> None:
+        saved = self.visible if isolated else None
+        if isolated:
+            self.visible = {}
+        self.frames.append(([], saved))
+
+    def pop(self) -> None:
+        if len(self.frames) <= 1:
+            return
+        names, saved = self.frames.pop()
+        if saved is not None:
+            self.visible = saved
+            return
+        for n in names:
+            stack = self.visible.get(n)
+            if stack:
+                stack.pop()
+                if not stack:
+                    del self.visible[n]
+
+    def define(self, raw: str, results: int = 1) -> str:
+        k = self.count.get(raw, 0)
+        self.count[raw] = k + 1
+        uid = raw if k == 0 else f"{raw}@{k}"
+        self.visible.setdefault(raw, []).append(uid)
+        self.frames[-1][0].append(raw)
+        if results > 1:
+            self.multi[uid] = results
+        for into, i, suffix in self.pending.pop(raw, []):
+            into[i] = self._named(uid, suffix)
+        return uid
+
+    def _named(self, uid: str, suffix: str) -> str:
+        if not suffix and uid in self.multi:
+            return uid + "#0"  # a multi-result op's bare name is its first result
+        return uid + suffix
+
+    def use(self, raw: str, into: list[str]) -> None:
+        """Append the unique name ``raw`` resolves to (patched later for a forward one)."""
+        base, _, num = raw.partition("#")
+        suffix = "#" + num if num else ""
+        stack = self.visible.get(base)
+        if stack:
+            into.append(self._named(stack[-1], suffix))
+            return
+        into.append(raw)
+        self.pending.setdefault(base, []).append((into, len(into) - 1, suffix))
+
+
+def _results_of(toks: list[Tok]) -> tuple[list[tuple[str, int]], int] | None:
+    """Leading ``%a, %b:2 =``: [(name, count)] and the index after ``=``; None if absent."""
+    out: list[tuple[str, int]] = []
+    i = 0
+    while i < len(toks) and toks[i].kind == "ssa":
+        name, n = toks[i].text, 1
+        i += 1
+        if i + 1 < len(toks) and toks[i].text == ":" and toks[i + 1].kind == "int":
+            n = int(toks[i + 1].value)  # type: ignore[call-overload]
+            i += 2
+        out.append((name, n))
+        if i < len(toks) and toks[i].text == ",":
+            i += 1
+            continue
+        break
+    if out and i < len(toks) and toks[i].text == "=":
+        return out, i + 1
+    return None
+
+
+def _op_name(tok: Tok) -> str | None:
+    if tok.kind == "id" and "." in tok.text:
+        return tok.text
+    if tok.kind == "str" and _GENERIC_NAME.fullmatch(str(tok.value)):
+        return str(tok.value)
+    return None
 
 
 def read_module(text: str) -> Module:
@@ -212,136 +499,186 @@ def read_module(text: str) -> Module:
     shared: int | None = None
     warps: int | None = None
     saw_module = False
+    planned = False
+    in_resources = False
     fn: Function | None = None
-    stack: list[tuple[Op | None, int]] = []  # (region owner, brace depth at which it closes)
+    scopes = _Scopes()
+    # (region owner, brace depth at which it closes, results defined when it closes)
+    stack: list[tuple[Op | None, int, list[tuple[str, int]] | None]] = []
     depth = 0  # brace depth inside the current function
     for line_no, raw in enumerate(text.splitlines(), start=1):
         if len(raw) > MAX_LINE:
             raise TtgirError(f"line {line_no} is longer than {MAX_LINE} characters")
-        clean = _clean(raw)
-        stripped = clean.strip()
-        if not stripped:
+        if in_resources:
+            in_resources = not raw.strip().startswith("#-}")
             continue
+        if fn is None and raw.strip().startswith("{-#"):
+            # A resource section (blobs, not ops) runs to its closing ``#-}``.
+            in_resources = not raw.rstrip().endswith("#-}")
+            continue
+        try:
+            all_toks = lex(raw)
+        except TtgirError as exc:
+            raise TtgirError(f"line {line_no}: {exc}") from None
+        if not all_toks:
+            continue
+        toks = _without_locs(all_toks)
+        stripped = _blanked(raw, all_toks).strip()
+        first = toks[0] if toks else all_toks[0]
         if fn is None:
-            m = _ALIAS.match(raw)
-            if m and stripped.startswith("#"):
-                loc_aliases[m.group(1)] = m.group(2).strip()
+            if first.kind == "hash" and len(toks) > 1 and toks[1].text == "=":
+                loc_aliases[first.text] = raw[toks[1].end :].strip()
                 continue
-            if stripped.startswith("module"):
+            if first.kind == "id" and first.text == "module":
                 saw_module = True
-                s = _SHARED.search(_strip_loc(clean))
-                if s:
-                    shared = int(s.group(1))
-                w = _WARPS.search(raw)
-                if w:
-                    warps = int(w.group(1))
+                s = _module_int(toks, "ttg.shared")
+                if s is not None:
+                    shared = s
+                w = _module_int(toks, "ttg.num-warps")
+                if w is not None:
+                    warps = w
                 continue
-            fm = _FUNC.match(raw)
-            if fm:
+            if first.kind == "id" and first.text in ("tt.func", "func.func"):
+                sym = next((t for t in toks if t.kind == "sym"), None)
+                if sym is None:
+                    raise TtgirError(f"line {line_no}: a function without a name")
                 if not saw_module:
                     raise TtgirError(f"line {line_no}: a function outside any module")
-                name = fm.group(1).strip('"')
-                fn = Function(name, line_no, _DECL.findall(_strip_loc(clean)))
+                scopes = _Scopes()
+                args = [scopes.define(a) for a in _arg_decls(toks)]
+                fn = Function(str(sym.value), line_no, args)
+                _int_attrs(toks, line_no, fn.attrs)
+                planned = planned or bool(fn.attrs)
                 functions.append(fn)
-                depth = _balance(_strip_loc(clean))
+                depth = _balance(toks)
                 stack = []
                 if depth <= 0:  # a declaration without a body
                     fn = None
                 continue
-            if stripped.startswith("}") or stripped.startswith("{-#") or stripped.startswith("#-}"):
+            if first.text == "}":
                 continue
-            if stripped.startswith(("llvm.", "tt.func", "func.func")):
+            if first.kind == "id" and first.text.startswith("llvm."):
                 continue  # declarations and globals outside functions
             raise TtgirError(f"line {line_no}: not TTGIR ({stripped[:40]!r})")
         # Inside a function.
-        bal = _balance(_strip_loc(clean) if not stripped.startswith("}") else clean)
+        bal = _balance(toks)
         owner = stack[-1][0] if stack else None
-        if stripped.startswith("}"):
-            # Closing a region: the text after it belongs to the region's owner (else/do,
-            # partitions with their arguments, generic attributes and types).
-            new_depth = depth + _balance(clean)
-            rest = stripped.lstrip("})").strip()
-            if owner is not None and rest:
-                owner.tail += " " + rest
-                owner.decls += _DECL.findall(_strip_loc(rest))
-                for k, v in _INT_ATTR.findall(_strip_loc(rest)):
-                    owner.attrs[k] = int(v)
-                loc = _loc_of(raw.strip())
+        if first.text == "}":
+            # Closing regions: the text after them belongs to the region's owner (else/do,
+            # generic attributes and types); a brace opened after them opens its next region.
+            closers = 0
+            k = 0
+            while k < len(toks) and toks[k].text in ("}", ")"):
+                closers += toks[k].text == "}"
+                k += 1
+            rest_toks = toks[k:]
+            rest = _blanked(raw, all_toks)[rest_toks[0].start :] if rest_toks else ""
+            new_depth = depth + bal
+            for _ in range(closers):
+                scopes.pop()
+            if owner is not None and rest_toks:
+                owner.tail += " " + rest.strip()
+                before = len(owner.attrs)
+                _int_attrs(rest_toks, line_no, owner.attrs)
+                planned = planned or len(owner.attrs) > before
+                loc = _own_loc(raw, all_toks)
                 if loc:
                     owner.loc_ref = loc
             while stack and new_depth <= stack[-1][1]:
-                closed = stack.pop()[0]
+                closed, _, deferred = stack.pop()
                 if closed is not None:
                     closed.end = len(fn.ops) - 1
+                    if deferred is not None:
+                        closed.results = _define_results(scopes, deferred)
+            for _ in range(max(0, _balance(rest_toks))):
+                scopes.push()
+            if owner is not None and rest_toks:
+                owner.decls += [scopes.define(d) for d in _arg_decls(rest_toks)]
             depth = new_depth
             if depth <= 0:
                 fn = None
                 stack = []
             continue
-        if _WS_REGION.match(clean):
+        if first.kind == "id" and (first.text == "default" or _PARTITION.match(first.text)):
             # ``default {`` / ``partitionN(args) num_warps(n) {`` open a region of the
-            # warp_specialize op just before them.
+            # warp_specialize op just before them; a partition is isolated from above.
             ws = next((o for o in reversed(fn.ops) if o.name in CONCURRENT_OPS
                        and o.parent == (owner.pos if owner else None)), None)  # fmt: skip
             if ws is None or bal <= 0:
                 raise TtgirError(f"line {line_no}: a partition outside ttg.warp_specialize")
-            ws.decls += _DECL.findall(_strip_loc(clean))
             if len(stack) >= MAX_DEPTH:
                 raise TtgirError(f"line {line_no}: regions nested deeper than {MAX_DEPTH}")
-            stack.append((ws, depth))
+            scopes.push(isolated=first.text != "default")
+            ws.decls += [scopes.define(d) for d in _arg_decls(toks)]
+            stack.append((ws, depth, None))
             depth += bal
             continue
-        lm = _LABEL.match(clean)
-        if lm:
-            label = Op("^" + lm.group(1), len(fn.ops), line_no, clean.index("^") + 1, [], [],
-                       _DECL.findall(_strip_loc(clean)), stripped)  # fmt: skip
+        if first.kind == "label":
+            label = Op("^" + first.text[1:], len(fn.ops), line_no, first.start + 1, [], [], [],
+                       stripped)  # fmt: skip
+            label.decls = [scopes.define(d) for d in _arg_decls(toks)]
             label.parent = owner.pos if owner else None
             label.end = label.pos
             if owner is None:
-                fn.labels[lm.group(1)] = label.pos
+                fn.labels[first.text[1:]] = label.pos
             else:
                 owner.decls += label.decls
             fn.ops.append(label)
             continue
-        rm = _RESULTS.match(clean)
-        if rm:
-            results = _results(rm.group(1))
-            name = rm.group(2)
-            col = clean.index(name, rm.start(2)) + 1
-            after = clean[rm.end(2) :]
-        else:
-            bm = _BARE.match(clean)
-            if not bm:
-                raise TtgirError(f"line {line_no}: not an op ({stripped[:40]!r})")
-            results = []
-            name = bm.group(1)
-            col = bm.start(1) + 1
-            after = clean[bm.end(1) :]
-        body = _strip_loc(after)
-        if name in BRANCHES:
-            decls: list[str] = []
-        else:
-            decls = [n for n in _DEF_EQ.findall(body)] + (
-                _DECL.findall(body) if name in CONCURRENT_OPS else []
-            )
-        uses = [n for n in _NAME.findall(body) if n not in decls]
-        op = Op(name, len(fn.ops), line_no, col, results, uses, decls, stripped)
-        op.attrs = {k: int(v) for k, v in _INT_ATTR.findall(body)}
-        op.loc_ref = _loc_of(raw.strip())
+        found = _results_of(toks)
+        results, at = found if found else ([], 0)
+        name = _op_name(toks[at]) if at < len(toks) else None
+        if name is None:
+            raise TtgirError(f"line {line_no}: not an op ({stripped[:40]!r})")
+        col = toks[at].start + 1 + (toks[at].kind == "str")
+        body = toks[at + 1 :]
+        op = Op(name, len(fn.ops), line_no, col, [], [], [], stripped)
+        op.symbols = [str(t.value) for t in body if t.kind == "sym"]
+        if name == "tt.call" or name.endswith(".call"):
+            op.callee = op.symbols[0] if op.symbols else None
+        _int_attrs(body, line_no, op.attrs)
+        planned = planned or bool(op.attrs)
+        op.loc_ref = _own_loc(raw, all_toks)
         op.parent = owner.pos if owner else None
         op.end = op.pos
+        # Values this statement declares for its regions (``%i = %lb``, ``iter_args(%a =
+        # %b)``); a warp_specialize declares ``%x: type`` too.
+        declared = set() if name in BRANCHES else {
+            i for i, t in enumerate(body[:-1]) if t.kind == "ssa" and body[i + 1].text == "="
+        }  # fmt: skip
+        if name in CONCURRENT_OPS:
+            declared |= {i for i, t in enumerate(body[:-1])
+                         if t.kind == "ssa" and body[i + 1].text == ":"}  # fmt: skip
+        decl_raw = [body[i].text for i in sorted(declared)]
+        for i, t in enumerate(body):
+            if t.kind == "ssa" and i not in declared:
+                scopes.use(t.text, op.uses)
         if name in BRANCHES:
-            op.targets = _BRANCH_TARGET.findall(body)
+            op.targets = [t.text[1:] for t in body if t.kind == "label"]
         fn.ops.append(op)
         if bal > 0:
             if len(stack) >= MAX_DEPTH:
                 raise TtgirError(f"line {line_no}: regions nested deeper than {MAX_DEPTH}")
-            stack.append((op, depth))
+            for _ in range(bal):
+                scopes.push()
+            op.decls = [scopes.define(d) for d in decl_raw]
+            stack.append((op, depth, results))  # results are defined when its regions close
             depth += bal
         elif bal < 0:
             raise TtgirError(f"line {line_no}: unbalanced braces")
+        else:
+            op.decls = [scopes.define(d) for d in decl_raw]
+            op.results = _define_results(scopes, results)
     if fn is not None:
         raise TtgirError(f"function @{fn.name} is not closed")
     if not saw_module:
         raise TtgirError("no module found")
-    return Module(functions, shared, warps, loc_aliases)
+    return Module(functions, shared, warps, loc_aliases, planned)
+
+
+def _define_results(scopes: _Scopes, results: list[tuple[str, int]]) -> list[str]:
+    out: list[str] = []
+    for raw, n in results:
+        uid = scopes.define(raw, n)
+        out += [uid] if n == 1 else [f"{uid}#{i}" for i in range(n)]
+    return out

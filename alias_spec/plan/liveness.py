@@ -7,32 +7,59 @@ tokens of copies into it, and whatever carries those through ``scf.for`` / ``scf
 ``scf.while`` region arguments and results, ``cf`` block arguments and ``ttg.warp_specialize``
 partition arguments. An op's results are derived from the roots of its operands when their
 type can hold shared memory (a memdesc, a pointer, a token); region and branch arguments are
-derived from every value that can flow into them, whatever the type.
+derived from every value that can flow into them, whatever the type. An ``scf.if`` result is
+derived from the yields in its position only (a buffer yielded by one branch is not held by
+the other results); other region ops merge all their operands and yields, conservatively.
 
 Program points are positions in the function's textual order. A root is live from the first
-to the last position where it or anything derived from it is defined or used, then widened
-until stable: over a whole loop (``scf.for``, ``scf.while``, or a ``cf`` branch back to an
-earlier block) when the range crosses the loop's boundary, when a derived value is carried
-around the loop, or when a derived value is used textually before it is defined; over a whole
-``ttg.warp_specialize`` whenever it touches it (partitions run at the same time as the default
-region). The ranges are conservative: an over-long range can only raise a false alarm, never
-hide an overlap. Flows through a region op are merged across its arguments (an argument is
-derived from every operand and yield of that op), which is conservative in the same way.
+to the last position where it or anything derived from it is defined or used. A region op's
+results are not a point of their own: they come alive where the op ends, which is only ever
+seen through their uses (so a buffer allocated in one branch of an ``scf.if`` is not live in
+the other branch unless a result that holds it is used after the op). An asynchronous TMA
+store reads its source until a later ``ttng.async_tma_store_wait`` that guarantees it is done
+(see ``_store_done``): that wait is a use of the source.
+
+The range is then widened until stable: over a whole loop (``scf.for``, ``scf.while``, or a
+``cf`` branch back to an earlier block) when the range crosses the loop's boundary, when a
+derived value is carried around the loop, or when a derived value is used textually before
+it is defined; over a whole ``ttg.warp_specialize`` whenever it touches it (partitions run at
+the same time as the default region), except a range that lies inside the default region: the
+default warps run that region in order, and everything the partitions touch is live over all
+of it. The ranges are conservative: an over-long range can only raise a false alarm, never
+hide an overlap.
+
+The work is about linear in the function's size: the flows are a graph walked once per root
+(each root's walk visits only what it reaches), and a widening step asks two precomputed
+range tables which loops a range partly covers instead of scanning every loop.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
 
 from alias_spec.ir.ttgir import BRANCHES, CONCURRENT_OPS, LOOP_OPS, TERMINATORS, Function, Op
 
 # Ops whose results never hold shared-memory bytes although an operand does (they read data).
 _DATA_OPS = {"ttg.local_load", "tt.load", "ttng.tmem_load", "tt.reduce", "tt.scan"}
 _MEMORY_TYPES = ("memdesc", "!tt.ptr", "token", "!llvm.ptr<3>")
+# Asynchronous TMA ops that read a shared-memory source after they issue (one bulk async-group
+# each, committed by every thread); ``ttng.async_tma_store_wait {pendings = N}`` waits until at
+# most the N newest groups of the executing thread are still reading. Same names 3.6 to 3.9.
+ASYNC_STORES = {
+    "ttng.async_tma_copy_local_to_global",
+    "ttng.async_tma_reduce",
+    "ttng.async_tma_scatter",
+}
+STORE_WAIT = "ttng.async_tma_store_wait"
+_PENDINGS = re.compile(r"\bpendings\s*=\s*(\d+)")
+_MULTI = re.compile(r"^\s*(%[\w.$-]+):(\d+)\s*=")
+_DEFAULT_END = "ttg.warp_yield"
 
 
 def _base(name: str) -> str:
-    """``%r#1`` names a result of ``%r``: results of one op share their roots."""
+    """``%r#1`` names a result of ``%r``."""
     return name.split("#", 1)[0]
 
 
@@ -43,126 +70,371 @@ def holds_memory(op: Op) -> bool:
     return any(t in types for t in _MEMORY_TYPES)
 
 
+def result_names(op: Op) -> list[str]:
+    """An op's results one by one: ``%r:2 = ...`` gives ``%r#0`` and ``%r#1``."""
+    m = _MULTI.match(op.head)
+    if m and len(op.results) == 1 and op.results[0] == m.group(1):
+        return [f"{m.group(1)}#{i}" for i in range(int(m.group(2)))]
+    return list(op.results)
+
+
 @dataclass
 class Span:
     start: int
     end: int
     carried: frozenset[str]  # values carried around the back edge
     always: bool  # concurrent regions: touching it means live over all of it
+    default_end: int = -1  # concurrent: the last position of the default region
+
+
+def _label_index(fn: Function) -> dict[tuple[int | None, str], int]:
+    """Block labels by (region owner, name): a branch targets a block of its own region."""
+    return {(op.parent, op.name[1:]): op.pos for op in fn.ops if op.name.startswith("^")}
+
+
+def _target(fn: Function, labels: dict[tuple[int | None, str], int], op: Op, name: str):
+    at = labels.get((op.parent, name))
+    if at is None and op.parent is None:
+        at = fn.labels.get(name)
+    return at
 
 
 def spans(fn: Function) -> list[Span]:
     """Loops and concurrent regions of a function, as position ranges."""
     out = []
+    labels = _label_index(fn)
     for op in fn.ops:
         if op.name in LOOP_OPS:
             out.append(Span(op.pos, op.end, frozenset(op.decls), False))
         elif op.name in CONCURRENT_OPS:
             # Its regions run at once; the op itself (the hand-over of its captures through
             # its own scratch, finished before the regions run on) is not part of that.
-            out.append(Span(op.pos + 1, op.end, frozenset(op.decls), True))
+            default_end = next((o.pos for o in fn.ops[op.pos + 1 : op.end + 1]
+                                if o.parent == op.pos and o.name == _DEFAULT_END),
+                               -1)  # fmt: skip
+            out.append(Span(op.pos + 1, op.end, frozenset(op.decls), True, default_end))
         elif op.name in BRANCHES:
             for target in op.targets:
-                at = fn.labels.get(target)
+                at = _target(fn, labels, op, target)
                 if at is not None and at <= op.pos:
                     label = fn.ops[at]
                     out.append(Span(at, op.pos, frozenset(label.decls), False))
     return out
 
 
+class _Flows:
+    """The value graph of one function: an edge from a value to each value that may hold
+    what it holds, and where each value is defined and used."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.known: set[str] = set()
+        for op in fn.ops:
+            self.known.update(op.results)
+            self.known.update(result_names(op))
+            self.known.update(op.decls)
+        self.edges: dict[str, list[str]] = {}
+        self.defs: dict[str, list[int]] = {}
+        self.uses: dict[str, list[int]] = {}
+        self._yields: list[tuple[int, str, str]] = []  # scf.if yields: (position, value, result)
+        labels = _label_index(fn)
+        yields: dict[int, list[Op]] = {}
+        for op in fn.ops:
+            if op.name in TERMINATORS and op.parent is not None:
+                yields.setdefault(op.parent, []).append(op)
+        for op in fn.ops:
+            results = result_names(op)
+            if results != op.results:  # %r:N: a bare %r (not printed so) holds all of them
+                for r in results:
+                    self.edges.setdefault(r, []).extend(op.results)
+            region = op.end > op.pos
+            if not region:
+                for r in results:
+                    self.defs.setdefault(r, []).append(op.pos)
+            for d in op.decls:
+                self.defs.setdefault(d, []).append(op.pos)
+            for u in op.uses:
+                self.uses.setdefault(self.norm(u), []).append(op.pos)
+            if region and (op.decls or results):
+                self._region_flows(op, results, yields.get(op.pos, []))
+            elif results and holds_memory(op):
+                self._link(op.uses, results)
+            if op.name in BRANCHES:
+                for target in op.targets:
+                    at = _target(fn, labels, op, target)
+                    if at is not None:
+                        self._link(op.uses, fn.ops[at].decls)
+        for pos, u, r in self._yields:
+            at = self.uses.get(self.norm(u), [])
+            if r not in self.uses and pos in at:  # a result nobody reads: nor does its yield
+                at.remove(pos)
+        for op in fn.ops:
+            if op.name in ASYNC_STORES:
+                done = _store_done(fn, op)
+                for u in op.uses:
+                    self.uses.setdefault(self.norm(u), []).append(done)
+
+    def norm(self, name: str) -> str:
+        if name in self.known:
+            return name
+        base = _base(name)
+        return base if base in self.known or "#" in name else name
+
+    def _link(self, sources: list[str], targets: list[str]) -> None:
+        if not targets:
+            return
+        for s in sources:
+            self.edges.setdefault(self.norm(s), []).extend(targets)
+
+    def _region_flows(self, op: Op, results: list[str], terms: list[Op]) -> None:
+        if op.name == "scf.if" and not op.decls and all(len(t.uses) == len(results)
+                                                        for t in terms):  # fmt: skip
+            # Each result is what the branches yield in its position.
+            for t in terms:
+                for u, r in zip(t.uses, results, strict=True):
+                    self._link([u], [r])
+                    self._yields.append((t.pos, u, r))
+            return
+        sources = op.uses + [u for t in terms for u in t.uses]
+        self._link(sources, op.decls + results)
+
+    def reach(self, root: str) -> set[str]:
+        """Every value derived from a root."""
+        seen = {root}
+        todo = [root]
+        edges = self.edges
+        while todo:
+            for t in edges.get(todo.pop(), ()):
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return seen
+
+
+def _store_done(fn: Function, store: Op) -> int:
+    """The first position where an async TMA store is certainly done reading its source: a
+    wait that every path from the store reaches, with fewer pending groups allowed than stores
+    issued since (counting only stores every path issues). Stores and waits in regions that may
+    not run (branches, loop bodies) do not count; a store in a loop body is done at a wait after
+    the loop at the latest. A wait by other warps (after a warp-specialize partition) does not
+    count. Without such a wait the source is read until the function's end."""
+    ops = fn.ops
+    last = len(ops) - 1
+    count = 0
+    parent = store.parent
+    q = store.end + 1
+    inside = store
+    while True:
+        while q < len(ops) and ops[q].parent == parent:
+            op = ops[q]
+            if op.name in TERMINATORS or op.name in BRANCHES or op.name.startswith("^"):
+                break
+            if op.name in ASYNC_STORES:
+                count += 1
+            elif op.name == STORE_WAIT:
+                m = _PENDINGS.search(op.head)
+                if m and int(m.group(1)) <= count:
+                    return op.pos
+            q = op.end + 1
+        if parent is None:
+            return last
+        owner = ops[parent]
+        if owner.name in CONCURRENT_OPS:
+            yield_at = next((o.pos for o in ops[owner.pos + 1 : owner.end + 1]
+                             if o.parent == owner.pos and o.name == _DEFAULT_END),
+                            -1)  # fmt: skip
+            if not inside.pos < yield_at:
+                return last  # a partition: the warps after the op are others
+        inside, parent, q = owner, owner.parent, owner.end + 1
+
+
+@dataclass
+class _Index:
+    """Range tables over a function's spans."""
+
+    spans: list[Span]
+    by_end: list[int] = field(default_factory=list)  # span ends, sorted
+    min_start: list[list[int]] = field(default_factory=list)  # sparse table over by_end order
+    by_start: list[int] = field(default_factory=list)
+    max_end: list[list[int]] = field(default_factory=list)
+    always: list[Span] = field(default_factory=list)
+    carried: dict[str, list[Span]] = field(default_factory=dict)
+    starts_upto: list[int] = field(default_factory=list)  # prefix max end, by start order
+    ends_from: list[int] = field(default_factory=list)  # suffix min start, by end order
+
+    def __post_init__(self) -> None:
+        plain = self.spans
+        e_order = sorted(plain, key=lambda s: s.end)
+        s_order = sorted(plain, key=lambda s: s.start)
+        self.by_end = [s.end for s in e_order]
+        self.by_start = [s.start for s in s_order]
+        self.min_start = _sparse([s.start for s in e_order], min)
+        self.max_end = _sparse([s.end for s in s_order], max)
+        run = -1
+        for s in s_order:
+            run = max(run, s.end)
+            self.starts_upto.append(run)
+        run = 1 << 62
+        back: list[int] = []
+        for s in reversed(e_order):
+            run = min(run, s.start)
+            back.append(run)
+        self.ends_from = back[::-1]
+        self.always = [s for s in plain if s.always]
+        for s in plain:
+            for v in s.carried:
+                self.carried.setdefault(v, []).append(s)
+
+    def partial(self, lo: int, hi: int) -> tuple[int, int]:
+        """The range grown over every span that it partly covers (one step)."""
+        # Ends in [lo, hi) and starts in (lo, hi]: a span ending at hi or starting at lo
+        # either lies inside the range or holds it.
+        i, j = bisect_left(self.by_end, lo), bisect_left(self.by_end, hi)
+        if i < j:
+            lo = min(lo, _query(self.min_start, i, j, min))
+        i, j = bisect_right(self.by_start, lo), bisect_right(self.by_start, hi)
+        if i < j:
+            hi = max(hi, _query(self.max_end, i, j, max))
+        return lo, hi
+
+    def around(self, lo: int, hi: int) -> tuple[int, int]:
+        """The range grown over every span that holds it (one step)."""
+        j = bisect_right(self.by_start, lo)
+        if j:
+            hi = max(hi, self.starts_upto[j - 1])
+        i = bisect_left(self.by_end, hi)
+        if i < len(self.by_end):
+            lo = min(lo, self.ends_from[i])
+        return lo, hi
+
+
+def _sparse(values: list[int], pick) -> list[list[int]]:
+    table = [values]
+    k = 1
+    while 2 * k <= len(values):
+        prev = table[-1]
+        table.append([pick(prev[i], prev[i + k]) for i in range(len(values) - 2 * k + 1)])
+        k *= 2
+    return table
+
+
+def _query(table: list[list[int]], i: int, j: int, pick) -> int:
+    """pick over values[i:j] (j > i)."""
+    k = (j - i).bit_length() - 1
+    return pick(table[k][i], table[k][j - (1 << k)])
+
+
+def _widen(lo: int, hi: int, index: _Index, triggers: list[Span], every: bool):
+    """The range widened until stable: over spans it partly covers, and over spans that hold
+    it when they trigger (concurrent ones, those carrying a derived value; every one when a
+    derived value is used before it is defined)."""
+    while True:
+        old = (lo, hi)
+        lo, hi = index.partial(lo, hi)
+        if every:
+            lo, hi = index.around(lo, hi)
+        for s in triggers:
+            if s.start <= lo and hi <= s.end and (lo > s.start or hi < s.end):
+                lo, hi = s.start, s.end
+        for s in index.always:
+            if s.start <= hi and lo <= s.end and (lo > s.start or hi < s.end):
+                if lo >= s.start and hi <= s.default_end:
+                    continue  # inside the default region: the default warps run it in order
+                lo, hi = min(lo, s.start), max(hi, s.end)
+        if (lo, hi) == old:
+            return lo, hi
+
+
+def widen(interval: tuple[int, int], values: set[str], defs, uses, loops: list[Span]):
+    """The interval widened over loops and concurrent regions until stable."""
+    index = _Index(loops)
+    early = any(u < min(defs[v]) for v in values if defs.get(v) for u in uses.get(v, ()))
+    triggers = [s for v in values for s in index.carried.get(v, ())]
+    return _widen(interval[0], interval[1], index, triggers, early)
+
+
+class Liveness:
+    """Everything one function's ranges need, computed once."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.size = len(fn.ops)
+        self.flows = _Flows(fn)
+        self.index = _Index(spans(fn))
+
+    def range_of(self, values: set[str]) -> tuple[int, int]:
+        """The widened range of a root whose derived values are given."""
+        flows, index = self.flows, self.index
+        lo, hi = 1 << 62, -1
+        early = False
+        triggers: list[Span] = []
+        for v in values:
+            d = flows.defs.get(v, ())
+            u = flows.uses.get(v, ())
+            if d:
+                first = min(d)
+                lo, hi = min(lo, first), max(hi, max(d))
+                if u and min(u) < first:
+                    early = True  # used before defined: reaches the use around a back edge
+            if u:
+                lo, hi = min(lo, min(u)), max(hi, max(u))
+            triggers.extend(index.carried.get(v, ()))
+        if hi < 0:
+            return (0, 0)
+        return _widen(lo, hi, index, triggers, early)
+
+    def point(self, pos: int) -> tuple[int, int]:
+        return _widen(pos, pos, self.index, [], False)
+
+
+_cache: list[Liveness] = []
+
+
+def _liveness(fn: Function) -> Liveness:
+    """One function's tables, kept while the same function is asked about (the proof asks for
+    every buffer of a function in turn)."""
+    if _cache and _cache[0].fn is fn and _cache[0].size == len(fn.ops):
+        return _cache[0]
+    _cache[:] = [Liveness(fn)]
+    return _cache[0]
+
+
 def derive(fn: Function, roots: set[str]) -> dict[str, set[str]]:
     """For each value, the roots whose bytes it may hold."""
-    of: dict[str, set[str]] = {r: {r} for r in roots}
-    flows: list[tuple[list[str], list[str]]] = []  # (sources, targets), whatever the type
-    terminators: dict[int, list[str]] = {}
-    for op in fn.ops:
-        if op.name in TERMINATORS and op.parent is not None:
-            terminators.setdefault(op.parent, []).extend(op.uses)
-    for op in fn.ops:
-        if op.end > op.pos and (op.decls or op.results):
-            sources = op.uses + terminators.get(op.pos, [])
-            flows.append((sources, op.decls + op.results))
-        if op.name in BRANCHES:
-            for target in op.targets:
-                at = fn.labels.get(target)
-                if at is not None:
-                    flows.append((op.uses, fn.ops[at].decls))
-    memory_ops = [op for op in fn.ops if op.results and holds_memory(op)]
-    changed = True
-    while changed:
-        changed = False
-        for op in memory_ops:
-            got = set().union(*(of.get(_base(u), set()) for u in op.uses))
-            for r in op.results:
-                if got - of.get(r, set()):
-                    of.setdefault(r, set()).update(got)
-                    changed = True
-        for sources, targets in flows:
-            got = set().union(*(of.get(_base(u), set()) for u in sources))
-            for t in targets:
-                if got - of.get(t, set()):
-                    of.setdefault(t, set()).update(got)
-                    changed = True
+    flows = _liveness(fn).flows
+    of: dict[str, set[str]] = {}
+    for r in roots:
+        for v in flows.reach(r):
+            of.setdefault(v, set()).add(r)
     return of
 
 
 def positions(fn: Function) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
     """Where each value is defined and where it is used."""
-    defs: dict[str, list[int]] = {}
-    uses: dict[str, list[int]] = {}
-    for op in fn.ops:
-        for r in op.results + op.decls:
-            defs.setdefault(r, []).append(op.pos)
-        for u in op.uses:
-            uses.setdefault(_base(u), []).append(op.pos)
-    # A region op's terminators use their values at the op too (they flow out of it there).
-    return defs, uses
-
-
-def widen(interval: tuple[int, int], values: set[str], defs, uses, loops: list[Span]):
-    """The interval widened over loops and concurrent regions until stable."""
-    lo, hi = interval
-    early = [
-        u for v in values for u in uses.get(v, []) if defs.get(v) and u < min(defs[v])
-    ]  # used before defined: reaches the use around a back edge
-    changed = True
-    while changed:
-        changed = False
-        for s in loops:
-            if hi < s.start or lo > s.end:
-                continue
-            inside = s.start <= lo and hi <= s.end
-            if (
-                not inside
-                or s.always
-                or values & s.carried
-                or any(s.start <= u <= s.end for u in early)
-            ) and (lo > s.start or hi < s.end):
-                lo, hi = min(lo, s.start), max(hi, s.end)
-                changed = True
-    return lo, hi
+    flows = _liveness(fn).flows
+    return flows.defs, flows.uses
 
 
 def live_ranges(fn: Function, roots: set[str]) -> dict[str, tuple[int, int]]:
     """The live range (first, last position, inclusive) of each root value."""
-    of = derive(fn, roots)
-    defs, uses = positions(fn)
-    loops = spans(fn)
-    out = {}
-    for r in roots:
-        values = {v for v, rs in of.items() if r in rs}
-        points = [p for v in values for p in defs.get(v, []) + uses.get(v, [])]
-        interval = (min(points), max(points))
-        out[r] = widen(interval, values, defs, uses, loops)
-    return out
+    values: dict[str, set[str]] = {r: set() for r in roots}
+    for v, rs in derive(fn, roots).items():
+        for r in rs:
+            values.setdefault(r, set()).add(v)
+    live = _liveness(fn)
+    return {r: live.range_of(values[r] | {r}) for r in roots}
 
 
 def point_range(fn: Function, pos: int) -> tuple[int, int]:
     """The live range of something used only at one op (scratch, a call's frame), widened over
     the loops and concurrent regions around the op but not over the op's own regions: an op's
     scratch serves the op at its boundary (``ttg.warp_specialize`` hands its captures over
-    before the default region runs on; a reduction's combiner region touches no scratch)."""
-    defs, uses = positions(fn)
-    return widen(
-        (pos, pos), set(), defs, uses, [s for s in spans(fn) if s.start not in (pos, pos + 1)]
-    )
+    before the default region runs on; a reduction's combiner region touches no scratch). The
+    op's own loop holds the point without being triggered, and a concurrent op's regions start
+    after it, so the plain widening already leaves them out."""
+    return _liveness(fn).point(pos)
+
+
+def function_range(fn: Function) -> tuple[int, int]:
+    """Live over the whole function (a buffer Triton places for the function itself)."""
+    return (0, max(len(fn.ops) - 1, 0))

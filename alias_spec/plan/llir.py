@@ -1,15 +1,21 @@
 """Check the LLVM IR against the plan: every shared-memory address lands in its function's range.
 
-Every address derived from ``@global_smem`` is rebuilt as a z3 bit-vector over the thread id
-(``llvm.nvvm.read.ptx.sreg.tid.x``, bounded by the block size the function requires) and the
-values it cannot see through (opaque: function arguments, loads, loop-carried values): address
-arithmetic (``getelementptr`` chains, constant expressions, ``ptrtoint`` / ``inttoptr``, add,
-sub, mul, and, or, xor, shifts, extensions, ``select``, ``icmp``, phis whose incoming values
-are known) is exact. Each access (load, store, atomics, ldmatrix / stmatrix, and inline
-``ld.shared`` / ``st.shared`` / ``cp.async`` / mbarrier asm) must then lie inside the range the
-plan gives its function: the kernel's ``[0, ttg.shared)``, a callee's frame as placed at each of
-its call sites. An access whose size or address is not bounded is a note (the run is partial),
-never proved.
+The text is read by LLVM's own parser (``alias_spec.ir.llir``, through llvmlite); this module
+evaluates it. Every address derived from ``@global_smem`` is rebuilt as a z3 bit-vector over the
+thread id (``llvm.nvvm.read.ptx.sreg.tid.x``, bounded by the block size the function requires)
+and the values it cannot see through (opaque: function arguments, loads, loop-carried values):
+address arithmetic (``getelementptr`` chains, constant expressions, ``ptrtoint`` /
+``inttoptr``, add, sub, mul, and, or, xor, shifts, extensions, ``select``, ``icmp``, phis
+whose incoming values are known) is exact. Each access (load, store, atomics, ldmatrix /
+stmatrix, and inline ``ld.shared`` / ``st.shared`` / ``cp.async`` / mbarrier asm) must then lie
+inside the range the plan gives its function: the kernel's ``[0, ttg.shared)``, a callee's frame
+as placed at each of its call sites.
+
+What is not judged is a note (the run is partial), never proved: an access whose size or
+address is not bounded, a shared access the evaluator does not model (through a generic pointer,
+inline asm on an address not derived from ``@global_smem``), any other use of a shared address
+it does not understand, and a solver query that runs out of time. Work is bounded: each query
+has a timeout and each function a budget for the search of loop bounds.
 """
 
 from __future__ import annotations
@@ -17,36 +23,32 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import z3
 
+from alias_spec.ir.llir import Function, Instruction, LlirError, Module, Operand, read
 from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.plan import Finding, Note, Report
 
-_DEFINE = re.compile(r'^define\b.*?@("(?:[^"\\]|\\.)*"|[\w.$-]+)\((.*)\)(.*)\{\s*$')
-_ASSIGN = re.compile(r"^\s*(%[\w.$-]+|%\"[^\"]*\")\s*=\s*(.*)$")
-_LABEL = re.compile(r"^([\w.$-]+):")
-_ATTRS = re.compile(r"^attributes (#\d+) = \{(.*)\}")
-_REQNTID = re.compile(r'"nvvm\.reqntid"="(\d+)(?:,(\d+))?(?:,(\d+))?"')
-_MAXNTID = re.compile(r'"nvvm\.maxntid"="(\d+)(?:,(\d+))?(?:,(\d+))?"')
-_META = re.compile(r"^(![\w.]+)\s*=\s*(?:distinct\s+)?(.*)$")
-_DBG = re.compile(r"!dbg (![\w.]+)")
+__all__ = ["LlirError", "check_lowering", "read_llir", "Evaluator", "accesses"]
+
+_SMEM = "global_smem"
 _INT_TY = re.compile(r"^i(\d+)$")
-_CONST_GEP = re.compile(
-    r"getelementptr\s+(?:inbounds\s+|nuw\s+|nusw\s+|inrange\(\S+\)\s+)*\((.*)\)$"
-)
-_SMEM = "@global_smem"
-_NAMES = re.compile(r"%[\w.$-]+")
 _VECTOR = re.compile(r"<\s*(\d+)\s+x\s+(i\d+)\s*>")
 WIDTH = 32  # shared-memory addresses (the data layout's p3:32)
 INVARIANT_STEPS = 8  # iterations before widening a loop-carried value's interval
-OPT_TIMEOUT_MS = 5_000
+OPT_TIMEOUT_MS = 1_000  # one optimisation or check while searching a loop bound
+QUERY_TIMEOUT_MS = 10_000  # one access's proof
+BOUND_BUDGET_S = 20.0  # a function's whole search of loop bounds; past it: not bounded
 
 
-class LlirError(ValueError):
-    """Text that is not LLVM IR this reader understands (one line)."""
+def read_llir(text: str) -> Module:
+    """The module (LlirError, one line, on text LLVM does not accept)."""
+    return read(text)
 
 
 @dataclass
@@ -70,84 +72,7 @@ class Access:
     cond: z3.BoolRef | None = None  # the access happens only when this holds (a predicate)
 
 
-@dataclass
-class LFunction:
-    name: str
-    line: int
-    params: list[tuple[str, str]]
-    body: list[tuple[int, str]] = field(default_factory=list)  # (line number, text)
-    attr_group: str | None = None
-    defs: dict[str, tuple[int, str]] = field(default_factory=dict)
-    threads: int | None = None
-    block_of: dict[str, str] = field(default_factory=dict)  # value -> its block
-    terminators: dict[str, str] = field(default_factory=dict)  # block -> its terminator
-    entry: str = ""
-    back_edges: set[tuple[str, str]] = field(default_factory=set)  # (from, to) closing a loop
-
-    tainted: set[str] = field(default_factory=set)  # values that may carry a shared address
-
-    def find_taint(self) -> None:
-        """Every value computed from ``@global_smem`` by any op, modelled or not, except what
-        memory reads and comparisons produce (data, not addresses): an asm or intrinsic that
-        takes one and is not modelled is then a note, never silently passed over."""
-        data = re.compile(
-            r"^(?:(?:tail|musttail|notail)\s+)?(?:load|atomicrmw|cmpxchg|icmp|fcmp)\b"
-        )
-        # Memory reads (asm or intrinsic) return data, not the address they read.
-        reads = re.compile(r"\b(?:ld|atom|ldmatrix)\.|@llvm\.nvvm\.(?:ldmatrix|ld\.)")
-        changed = True
-        while changed:
-            changed = False
-            for name, (_, rhs) in self.defs.items():
-                if name in self.tainted or data.match(rhs):
-                    continue
-                if (" asm " in rhs or "@llvm." in rhs) and reads.search(rhs):
-                    continue
-                if _SMEM in rhs or any(n in self.tainted for n in _NAMES.findall(rhs)):
-                    self.tainted.add(name)
-                    changed = True
-
-    def find_back_edges(self) -> None:
-        """Edges to a block still on the depth-first path from the entry: every cycle of the
-        control flow holds one."""
-        succ = {b: re.findall(r"label\s+%([\w.$-]+)", t) for b, t in self.terminators.items()}
-        on_path: set[str] = set()
-        done: set[str] = set()
-        stack: list[tuple[str, int]] = [(self.entry, 0)]
-        on_path.add(self.entry)
-        while stack:
-            b, i = stack[-1]
-            nexts = succ.get(b, [])
-            if i >= len(nexts):
-                stack.pop()
-                on_path.discard(b)
-                done.add(b)
-                continue
-            stack[-1] = (b, i + 1)
-            n = nexts[i]
-            if n in on_path:
-                self.back_edges.add((b, n))
-            elif n not in done:
-                on_path.add(n)
-                stack.append((n, 0))
-
-
-def _split_top(text: str) -> list[str]:
-    """Split at commas outside brackets of any kind."""
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
+# --- types -------------------------------------------------------------------------------------
 
 
 def type_size(ty: str) -> int | None:
@@ -175,95 +100,133 @@ def _elem_type(ty: str) -> str | None:
     return m.group(1) if m else None
 
 
-def read_llir(text: str) -> tuple[list[LFunction], dict[str, str], dict[str, int]]:
-    """Functions, metadata and each attribute group's thread count."""
-    if not isinstance(text, str) or ("define " not in text and "declare " not in text):
-        raise LlirError("no LLVM IR function found")
-    fns: list[LFunction] = []
-    meta: dict[str, str] = {}
-    threads: dict[str, int] = {}
-    cur: LFunction | None = None
-    block = ""
-    in_switch = False
-    for no, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip()
-        if cur is None:
-            if line.startswith("define"):
-                m = _DEFINE.match(line)
-                if not m:
-                    raise LlirError(f"line {no}: cannot read this function header")
-                params = []
-                for p in _split_top(m.group(2)):
-                    name = re.search(r"(%[\w.$-]+)\s*$", p)
-                    if name:
-                        params.append((p[: name.start()].strip(), name.group(1)))
-                group = re.search(r"(#\d+)", m.group(3))
-                cur = LFunction(m.group(1).strip('"'), no, params,
-                                attr_group=group.group(1) if group else None)  # fmt: skip
-                fns.append(cur)
-                # The entry block is unnamed: it takes the next number after the arguments.
-                block = str(sum(1 for _, n in params if re.fullmatch(r"%\d+", n)))
-                cur.entry = block
-                in_switch = False
+def _width(ty: str) -> int | None:
+    ty = ty.strip()
+    m = _INT_TY.match(ty)
+    if m:
+        return int(m.group(1))
+    if ty.startswith("ptr addrspace(3)"):
+        return WIDTH
+    if ty.startswith("ptr"):
+        return 64
+    return None
+
+
+def _shared_type(ty: str) -> bool:
+    return ty.startswith("ptr addrspace(3)") or "ptr addrspace(3)" in ty and ty[:1] in "<{["
+
+
+def _fit(e: z3.BitVecRef, w: int, signed: bool = False) -> z3.BitVecRef:
+    if e.size() == w:
+        return e
+    if e.size() > w:
+        return z3.Extract(w - 1, 0, e)
+    return (z3.SignExt if signed else z3.ZeroExt)(w - e.size(), e)
+
+
+def _as_bool(e: z3.ExprRef) -> z3.BoolRef:
+    if isinstance(e, z3.BoolRef):
+        return e
+    assert isinstance(e, z3.BitVecRef)
+    return z3.Extract(0, 0, e) == 1
+
+
+# --- the control flow and the values that may carry a shared address ---------------------------
+
+
+def _mentions_smem(op: Operand) -> bool:
+    if op.kind == "global":
+        return op.name == _SMEM or _shared_type(op.type)
+    return any(_mentions_smem(e) for e in op.elems)
+
+
+# Memory reads return data, not the address they read; comparisons return data.
+_DATA_OPS = {"load", "atomicrmw", "cmpxchg", "icmp", "fcmp"}
+_READS = re.compile(r"\b(?:ld|atom|ldmatrix)\.|^llvm\.nvvm\.(?:ldmatrix|ld\.)")
+
+
+def back_edges(fn: Function) -> set[tuple[int, int]]:
+    """Edges to a block still on the depth-first path from the entry: every cycle of the
+    control flow holds one."""
+    succ = {b.index: (fn.instructions[b.instructions[-1]].targets if b.instructions else [])
+            for b in fn.blocks}  # fmt: skip
+    out: set[tuple[int, int]] = set()
+    if not fn.blocks:
+        return out
+    on_path, done = {0}, set()
+    stack: list[tuple[int, int]] = [(0, 0)]
+    while stack:
+        b, i = stack[-1]
+        nexts = succ.get(b, [])
+        if i >= len(nexts):
+            stack.pop()
+            on_path.discard(b)
+            done.add(b)
+            continue
+        stack[-1] = (b, i + 1)
+        n = nexts[i]
+        if n in on_path:
+            out.add((b, n))
+        elif n not in done and n >= 0:
+            on_path.add(n)
+            stack.append((n, 0))
+    return out
+
+
+def find_taint(fn: Function) -> set[int]:
+    """Every value computed from ``@global_smem`` (or typed as a shared pointer) by any op,
+    modelled or not, except what memory reads and comparisons produce (data, not addresses):
+    a use of one that is not modelled is then a note, never silently passed over."""
+    tainted: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for ins in fn.instructions:
+            if ins.index in tainted or ins.opcode in _DATA_OPS and not _shared_type(ins.type):
                 continue
-            a = _ATTRS.match(line)
-            if a:
-                t = _REQNTID.search(a.group(2)) or _MAXNTID.search(a.group(2))
-                if t:
-                    n = 1
-                    for g in t.groups():
-                        n *= int(g) if g else 1
-                    threads[a.group(1)] = n
-                continue
-            mm = _META.match(line)
-            if mm:
-                meta[mm.group(1)] = mm.group(2)
-            continue
-        if line.startswith("}"):
-            cur.find_back_edges()
-            cur.find_taint()
-            cur = None
-            continue
-        cur.body.append((no, line))
-        if in_switch:  # a switch's cases continue on the following lines
-            cur.terminators[block] += " " + line.strip()
-            in_switch = "]" not in line
-            continue
-        lm = _LABEL.match(line)
-        if lm:
-            block = lm.group(1)
-            continue
-        m = _ASSIGN.match(line)
-        if m:
-            cur.defs[m.group(1)] = (no, m.group(2))
-            cur.block_of[m.group(1)] = block
-        elif re.match(r"\s+(?:br|switch|ret|unreachable|indirectbr)\b", line):
-            cur.terminators[block] = line.strip()
-            in_switch = line.lstrip().startswith("switch") and "]" not in line
-    if cur is not None:
-        raise LlirError(f"function @{cur.name} is not closed")
-    for f in fns:
-        f.threads = threads.get(f.attr_group or "")
-    return fns, meta, threads
+            if ins.opcode == "call" and ins.callee is not None and not _shared_type(ins.type):
+                c = ins.callee
+                if (c.kind == "asm" and _READS.search(c.text)) or (
+                    c.kind == "function" and _READS.search(c.name)
+                ):
+                    continue
+            if _shared_type(ins.type) or any(_uses(o, tainted, fn) for o in ins.operands):
+                tainted.add(ins.index)
+                changed = True
+    return tainted
+
+
+def _uses(op: Operand, tainted: set[int], fn: Function) -> bool:
+    """Whether an operand may carry a shared address."""
+    if op.kind == "value":
+        return op.ref in tainted
+    if op.kind == "arg":
+        return 0 <= op.ref < len(fn.params) and _shared_type(fn.params[op.ref].type)
+    return _mentions_smem(op)
+
+
+# --- the evaluator -------------------------------------------------------------------------------
 
 
 class Evaluator:
     """Values of one function as z3 terms, built on demand."""
 
-    def __init__(self, fn: LFunction, threads: int | None) -> None:
+    def __init__(self, fn: Function, threads: int | None) -> None:
         self.fn = fn
-        self.cache: dict[str, Value] = {}
-        self.active: set[str] = set()
+        self.back_edges = back_edges(fn)
+        self.tainted = find_taint(fn)
+        self.cache: dict[int, Value] = {}
+        self.active: set[int] = set()
         self.constraints: list[z3.BoolRef] = []
         self.threads = threads
         self.tid: z3.BitVecRef | None = None
         self.fresh = 0
-        self.pending: set[str] = set()  # phis whose incoming values are being built
-        self.hits: list[set[str]] = []  # per phi being built: the pending phis it reached
+        self.pending: set[int] = set()  # phis whose incoming values are being built
+        self.hits: list[set[int]] = []  # per phi being built: the pending phis it reached
         self.bounded: dict[str, str] = {}  # loop-carried phi -> its invariant, as text
         # Loop-carried phis whose bounds are not searched yet (only when a proof needs them):
         # var name -> (var, incoming values, incoming edges, phi name)
-        self.deferred: dict[str, tuple[z3.BitVecRef, list[Value], list[tuple[str, str]], str]]
+        self.deferred: dict[str, tuple[z3.BitVecRef, list[Value], list[tuple[int, int]], str]]
         self.deferred = {}
         self._solver: z3.Solver | None = None
         self._synced = 0
@@ -274,6 +237,14 @@ class Evaluator:
         self.ranges: dict[str, tuple[int, int]] = {}  # found by _interval, not yet published
         # AST id -> (the AST, kept alive so that its id is not reused; its bounds)
         self._memo: dict[int, tuple[z3.ExprRef, tuple[int, int]]] = {}
+        # The search of loop bounds stops here; a query that ran out of time sets ``gave_up``.
+        self.deadline: float | None = None
+        self.gave_up = False
+
+    def uses_shared(self, op: Operand) -> bool:
+        return _uses(op, self.tainted, self.fn)
+
+    # --- interval arithmetic ----------------------------------------------------------------
 
     def interval(self, e: z3.BitVecRef, depth: int = 0) -> tuple[int, int]:
         """Unsigned bounds of ``e`` by interval arithmetic (sound; the full range when an
@@ -361,14 +332,24 @@ class Evaluator:
             return full
         return full
 
+    # --- solvers --------------------------------------------------------------------------------
+
     def solver(self) -> z3.Solver:
         """One solver for the function, holding every constraint found so far."""
         if self._solver is None:
             self._solver = z3.Solver()
-            self._solver.set("timeout", 10_000)
+            self._solver.set("timeout", QUERY_TIMEOUT_MS)
         self._solver.add(*self.constraints[self._synced :])
         self._synced = len(self.constraints)
         return self._solver
+
+    def _out_of_time(self) -> bool:
+        if self.deadline is None:
+            self.deadline = time.monotonic() + BOUND_BUDGET_S
+        if time.monotonic() > self.deadline:
+            self.gave_up = True
+            return True
+        return False
 
     def bound(self, exprs: list[z3.ExprRef]) -> bool:
         """Search the bounds of the loop-carried phis these expressions mention (first those
@@ -377,7 +358,7 @@ class Evaluator:
         todo = [c for e in exprs for c in _consts(e) if str(c) in self.deferred]
         for c in todo:
             job = self.deferred.pop(str(c), None)
-            if job is None:
+            if job is None or self._out_of_time():
                 continue
             var, incs, edges, name = job
             found |= self.bound([v.expr for v in incs])
@@ -404,140 +385,179 @@ class Evaluator:
             self.var_range["tid.x"] = (0, bound - 1)
         return Value(self.tid, False, self.threads is None)
 
-    def operand(self, ty: str, token: str) -> Value:
-        ty, token = ty.strip(), token.strip()
-        width = _width(ty)
-        if token == _SMEM:
-            return Value(z3.BitVecVal(0, WIDTH), True, False)
-        if re.fullmatch(r"-?\d+", token):
-            return Value(z3.BitVecVal(int(token), width or 64), False, False)
-        if token in ("true", "false"):
-            return Value(z3.BoolVal(token == "true"), False, False)
-        if token in ("null", "zeroinitializer") and width:
-            return Value(z3.BitVecVal(0, width), False, False)
-        m = _CONST_GEP.match(token)
-        if m:
-            return self._gep(m.group(1))
-        if token.startswith("%"):
-            return self.value(token, width or WIDTH)
-        vec = _VECTOR.fullmatch(ty)
-        if vec and token.startswith("<") and token.endswith(">"):
-            out = self._opaque(WIDTH, "vec")
-            out.fields = {i: self.operand(*_ty_tok(x)) for i, x in
-                          enumerate(_split_top(token[1:-1]))}  # fmt: skip
-            return out
-        sp = re.fullmatch(r"splat\s*\((.*)\)", token)
-        if vec and sp:
-            out = self._opaque(WIDTH, "vec")
-            lane = self.operand(*_ty_tok(sp.group(1)))
-            out.fields = dict.fromkeys(range(int(vec.group(1))), lane)
-            return out
-        if vec and token == "zeroinitializer":
-            out = self._opaque(WIDTH, "vec")
-            lane = self.operand(vec.group(2), "0")
-            out.fields = dict.fromkeys(range(int(vec.group(1))), lane)
-            return out
-        return self._opaque(width or WIDTH, "const")
+    # --- operands and values ----------------------------------------------------------------
 
-    def value(self, name: str, width: int) -> Value:
-        if name in self.cache:
-            if name in self.pending:
+    def operand(self, op: Operand, width: int | None = None) -> Value:
+        w = _width(op.type) or width
+        kind = op.kind
+        if kind == "value":
+            return self.value(op.ref, w or WIDTH)
+        if kind == "global":
+            if op.name == _SMEM:
+                return Value(z3.BitVecVal(0, WIDTH), True, False)
+            return self._opaque(w or WIDTH, "global")
+        if kind == "int":
+            return Value(z3.BitVecVal(op.value or 0, w or 64), False, False)
+        if kind == "bool":
+            return Value(z3.BoolVal(bool(op.value)), False, False)
+        if kind == "null" and w:
+            return Value(z3.BitVecVal(0, w), False, False)
+        vec = _VECTOR.fullmatch(op.type)
+        if kind == "null" and vec:
+            return self._lanes(int(vec.group(1)), Value(z3.BitVecVal(0, _width(vec.group(2))
+                                                                      or WIDTH), False, False))  # fmt: skip
+        if kind == "vector" and vec:
+            out = self._opaque(WIDTH, "vec")
+            out.fields = {i: self.operand(x) for i, x in enumerate(op.elems)}
+            return out
+        if kind == "splat" and vec and op.elems:
+            return self._lanes(int(vec.group(1)), self.operand(op.elems[0]))
+        if kind == "expr":
+            return self._expr(op, w or WIDTH)
+        return self._opaque(w or WIDTH, "arg" if kind == "arg" else "const")
+
+    def _lanes(self, n: int, lane: Value) -> Value:
+        out = self._opaque(WIDTH, "vec")
+        out.fields = dict.fromkeys(range(n), lane)
+        return out
+
+    def _expr(self, op: Operand, width: int) -> Value:
+        """A constant expression (LLVM folds address arithmetic on @global_smem into them)."""
+        if op.opcode == "getelementptr" and op.elems:
+            return self._gep(op.text, op.elems[0], op.elems[1:])
+        if op.opcode in _CASTS and op.elems:
+            return self._cast(op.opcode, op.elems[0], op.type)
+        if op.opcode in _BINOPS and len(op.elems) == 2:
+            return self._binop(op.opcode, op.type, op.elems[0], op.elems[1], width)
+        return self._opaque(width, "const")
+
+    def value(self, idx: int, width: int) -> Value:
+        if idx in self.cache:
+            if idx in self.pending:
                 for h in self.hits:
-                    h.add(name)
-            return self.cache[name]
-        if name in self.active:  # a cycle not through a phi: not SSA, not modelled
+                    h.add(idx)
+            return self.cache[idx]
+        if idx in self.active:  # a cycle not through a phi: not SSA, not modelled
             return self._opaque(width, "loop")
-        entry = self.fn.defs.get(name)
-        if entry is None:  # a function argument
-            return self._opaque(width, "arg")
-        rhs = _strip_attachments(entry[1])
-        if rhs.startswith("phi "):
-            return self._phi(name, rhs)
-        self.active.add(name)
+        if not 0 <= idx < len(self.fn.instructions):
+            return self._opaque(width, "x")
+        ins = self.fn.instructions[idx]
+        if ins.opcode == "phi":
+            return self._phi(ins)
+        self.active.add(idx)
         try:
-            v = self._eval(entry[1], width)
+            v = self._eval(ins, _width(ins.type) or width)
         finally:
-            self.active.discard(name)
-        self.cache[name] = v
+            self.active.discard(idx)
+        self.cache[idx] = v
         return v
 
     # --- phis: merges, and values carried around a loop ------------------------------------
 
-    def _edge(self, frm: str, to: str) -> z3.BoolRef | None:
+    def _edge(self, frm: int, to: int) -> z3.BoolRef | None:
         """The condition under which control goes from block ``frm`` to block ``to`` (None:
         always, or unknown, which is the same for a sound bound)."""
-        term = self.fn.terminators.get(frm, "")
-        m = re.match(r"br\s+i1\s+(\S+),\s*label\s+%([\w.$-]+),\s*label\s+%([\w.$-]+)", term)
-        if not m or m.group(2) == m.group(3):
+        if not 0 <= frm < len(self.fn.blocks) or not self.fn.blocks[frm].instructions:
             return None
-        c = self.operand("i1", m.group(1))
+        term = self.fn.instructions[self.fn.blocks[frm].instructions[-1]]
+        if term.opcode != "br" or len(term.targets) != 2 or term.targets[0] == term.targets[1]:
+            return None
+        c = self.operand(term.operands[0])
         if not isinstance(c.expr, z3.BoolRef):
             return None
-        if m.group(2) == to:
+        if term.targets[0] == to:
             return c.expr
-        return z3.Not(c.expr) if m.group(3) == to else None
+        return z3.Not(c.expr) if term.targets[1] == to else None
 
-    def _phi(self, name: str, rhs: str) -> Value:
-        ty, _, incoming = _type_prefix(re.sub(r"^phi\s+(?:(?:fast|nnan|ninf|nsz)\s+)*", "", rhs))
-        pairs = re.findall(r"\[\s*(.+?)\s*,\s*%([\w.$-]+)\s*\]", incoming)
-        width = _width(ty)
-        if width is None or not pairs:
+    def _phi(self, ins: Instruction) -> Value:
+        name, idx = ins.name or f"%{ins.index}", ins.index
+        width = _width(ins.type)
+        if width is None or not ins.operands or len(ins.incoming) != len(ins.operands):
             v = self._opaque(width or WIDTH, "phi")
-            self.cache[name] = v
+            self.cache[idx] = v
             return v
         self.fresh += 1
         var = z3.BitVec(f"{name}.{self.fresh}", width)
-        guess = ty.startswith("ptr addrspace(3)")
+        guess = _shared_type(ins.type)
         # Cached before its incoming values are built: a loop reaches it again through them.
-        self.cache[name] = Value(var, guess, True)
-        self.pending.add(name)
+        self.cache[idx] = Value(var, guess, True)
+        self.pending.add(idx)
         self.hits.append(set())
-        block = self.fn.block_of.get(name, "")
         # Every SSA cycle passes through a phi, and this one is now cached: values being built
         # around it may be built again inside, so that the loop closes here, at the phi.
         active, self.active = self.active, set()
         try:
-            incs = [self.operand(ty, tok) for tok, _ in pairs]
+            incs = [self.operand(o, width) for o in ins.operands]
         finally:
             self.active = active
             reached = self.hits.pop()
-            self.pending.discard(name)
+            self.pending.discard(idx)
         if not all(isinstance(v.expr, z3.BitVecRef) for v in incs):
             v = self._opaque(width, "phi")
-            self.cache[name] = v
+            self.cache[idx] = v
             return v
         smem = any(v.smem for v in incs)
-        header = any((frm, block) in self.fn.back_edges for _, frm in pairs)
-        if not header and name not in reached:
+        header = any((frm, ins.block) in self.back_edges for frm in ins.incoming)
+        if not header and idx not in reached:
             # A merge: the phi is one of its incoming values, all of this same iteration.
-            self.constraints.append(z3.Or([var == _fit(v.expr, width) for v in incs]))  # type: ignore[arg-type]
-            self.var_merge[str(var)] = [_fit(v.expr, width) for v in incs]  # type: ignore[arg-type]
+            fitted = [_fit(v.expr, width) for v in incs]  # type: ignore[arg-type]
+            self.constraints.append(z3.Or([var == f for f in fitted]))
+            self.var_merge[str(var)] = fitted
             v = Value(var, smem, any(v.opaque for v in incs))
         else:
             # Carried around a loop: its value comes from an earlier iteration, so it is known
             # by the bounds the loop keeps it in (if any are found), never by an equation.
-            self.deferred[str(var)] = (var, incs, [(frm, block) for _, frm in pairs], name)
+            edges = [(frm, ins.block) for frm in ins.incoming]
+            self.deferred[str(var)] = (var, incs, edges, name)
             v = Value(var, smem, True)
-        self.cache[name] = v
+        self.cache[idx] = v
         return v
+
+    def _check(self, s: z3.Solver) -> Any:
+        r = s.check()
+        if r == z3.unknown:
+            self.gave_up = True
+        return r
 
     def _extreme(self, e: z3.BitVecRef, facts: list[z3.BoolRef], top: bool) -> int | None:
         """The largest (top) or smallest unsigned value of ``e`` under ``facts``; None when
-        no value satisfies them or the solver gives up."""
-        opt = z3.Optimize()
-        opt.set("timeout", OPT_TIMEOUT_MS)
-        opt.add(*facts)
-        if top:
-            opt.maximize(e)
-        else:
-            opt.minimize(e)
-        if opt.check() != z3.sat:
+        no value satisfies them or the solver gives up. Interval arithmetic first, then a
+        binary search of solver checks (each bounded by its timeout)."""
+        lo, hi = self.interval(e)
+        if lo == hi:
+            return lo
+        s = z3.Solver()
+        s.set("timeout", OPT_TIMEOUT_MS)
+        s.add(*facts)
+        if self._check(s) != z3.sat:
             return None
-        val = opt.model().eval(e, model_completion=True)
-        return val.as_long() if z3.is_bv_value(val) else None
+        best = s.model().eval(e, model_completion=True)
+        if not z3.is_bv_value(best):
+            return None
+        val = best.as_long()  # type: ignore[attr-defined]
+        # Invariant: val is reachable; nothing beyond the far end of [lo, hi] is.
+        lo, hi = (val, hi) if top else (lo, val)
+        for _ in range(e.size() + 2):
+            if lo >= hi or self._out_of_time():
+                break
+            mid = (lo + hi + 1) // 2 if top else (lo + hi) // 2
+            s.push()
+            s.add(z3.UGE(e, mid) if top else z3.ULE(e, mid))
+            r = self._check(s)
+            if r == z3.sat:
+                got = s.model().eval(e, model_completion=True).as_long()  # type: ignore[attr-defined]
+                lo, hi = (got, hi) if top else (lo, got)
+            s.pop()
+            if r == z3.unknown:
+                return None
+            if r == z3.unsat:
+                lo, hi = (lo, mid - 1) if top else (mid + 1, hi)
+        if lo != hi:
+            return None
+        return lo
 
     def _invariant(
-        self, var: z3.BitVecRef, incs: list[Value], edges: list[tuple[str, str]]
+        self, var: z3.BitVecRef, incs: list[Value], edges: list[tuple[int, int]]
     ) -> list[z3.BoolRef]:
         """An interval invariant of a loop-carried phi: an interval I such that every incoming
         value lies in I whenever the phi does (each under the condition of its edge). Tried
@@ -550,6 +570,8 @@ class Evaluator:
                 if all(c is None for c in conds):
                     break
             for signed in (False, True):
+                if self._out_of_time():
+                    return []
                 found = self._interval(var, incs, conds, signed, widen=use_edges)
                 if found is not None:
                     return [found]
@@ -570,7 +592,7 @@ class Evaluator:
             return z3.And(z3.ULE(lo, k), z3.ULE(k, hi))
 
         def hull(facts: list[z3.BoolRef], only_entering: bool) -> tuple[int, int] | None:
-            """The range of the incoming values under ``facts`` (by optimisation)."""
+            """The range of the incoming values under ``facts``."""
             got = []
             for v, c in zip(incs, conds, strict=True):
                 e = key(v.expr)  # type: ignore[arg-type]
@@ -601,7 +623,7 @@ class Evaluator:
         solver.add(*base)
         widened = False
         for step in range(2 * INVARIANT_STEPS):
-            if (lo, hi) == (0, top):
+            if (lo, hi) == (0, top) or self._out_of_time():
                 return None
             escaped: int | None = None
             for v, c in zip(incs, conds, strict=True):
@@ -610,7 +632,7 @@ class Evaluator:
                 solver.add(within(lo, hi), z3.Or(z3.ULT(e, lo), z3.UGT(e, hi)))
                 if c is not None:
                     solver.add(c)
-                r = solver.check()
+                r = self._check(solver)
                 if r == z3.sat:
                     escaped = solver.model().eval(e, model_completion=True).as_long()
                 solver.pop()
@@ -642,22 +664,20 @@ class Evaluator:
         s = z3.Solver()
         s.set("timeout", OPT_TIMEOUT_MS)
         s.add(*facts)
-        return s.check() == z3.unsat
+        return self._check(s) == z3.unsat
 
-    def _gep(self, rest: str) -> Value:
-        parts = _split_top(rest)
-        if len(parts) < 2:
-            return self._opaque(WIDTH, "gep")
-        src_ty = parts[0]
-        base_ty, base_tok = _ty_tok(parts[1])
-        base = self.operand(base_ty, base_tok)
+    # --- instructions ---------------------------------------------------------------------------
+
+    def _gep(self, source_type: str, base_op: Operand, indices: list[Operand]) -> Value:
+        base = self.operand(base_op)
         if not base.smem:
             return Value(base.expr, False, base.opaque)
+        if not source_type:
+            return self._opaque(WIDTH, "gep")
         offset = base.expr
         opaque = base.opaque
-        ty: str | None = src_ty
-        for i, idx in enumerate(parts[2:]):
-            idx_ty, idx_tok = _ty_tok(idx)
+        ty: str | None = source_type
+        for i, idx in enumerate(indices):
             if ty is None:
                 return self._opaque(WIDTH, "gep")
             if i > 0:
@@ -667,131 +687,116 @@ class Evaluator:
             size = type_size(ty)
             if size is None:
                 return self._opaque(WIDTH, "gep")
-            iv = self.operand(idx_ty, idx_tok)
+            iv = self.operand(idx)
             if not isinstance(iv.expr, z3.BitVecRef):
                 return self._opaque(WIDTH, "gep")
             offset = offset + _fit(iv.expr, WIDTH, signed=True) * size
             opaque = opaque or iv.opaque
         return Value(offset, True, opaque)
 
-    def _eval(self, rhs: str, width: int) -> Value:
-        rhs = re.sub(r",\s*!\w+\s+!\S+", "", rhs)  # metadata attachments
-        rhs = re.sub(r"\s+#\d+\s*$", "", rhs).strip()
-        words = rhs.split()
-        if not words:
+    def _binop(self, op: str, ty: str, a_op: Operand, b_op: Operand, width: int) -> Value:
+        a, b = self.operand(a_op), self.operand(b_op)
+        if _VECTOR.fullmatch(ty):  # lane by lane, for the lanes known on both sides
+            out = self._opaque(WIDTH, "vec")
+            out.fields = {}
+            for i in set(a.fields or {}) & set(b.fields or {}):
+                x, y = (a.fields or {})[i], (b.fields or {})[i]
+                if isinstance(x.expr, z3.BitVecRef) and isinstance(y.expr, z3.BitVecRef):
+                    w = max(x.expr.size(), y.expr.size())
+                    out.fields[i] = Value(_BINOPS[op](_fit(x.expr, w), _fit(y.expr, w)),
+                                          x.smem or y.smem, x.opaque or y.opaque)  # fmt: skip
+            return out
+        if ty == "i1" and op in ("and", "or", "xor"):  # predicates combined
+            f = {"and": z3.And, "or": z3.Or, "xor": z3.Xor}[op]
+            return Value(f(_as_bool(a.expr), _as_bool(b.expr)), False, a.opaque or b.opaque)
+        if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
             return self._opaque(width, "x")
-        op = words[0]
-        rest = rhs[len(op) :].strip()
-        if op == "getelementptr":
-            rest = re.sub(r"^(?:inbounds\s+|nuw\s+|nusw\s+|inrange\(\S+\)\s+)*", "", rest)
-            return self._gep(rest)
-        if op in _BINOPS:
-            rest = re.sub(r"^(?:(?:nuw|nsw|exact|disjoint)\s+)*", "", rest)
-            ty, _, operands = _type_prefix(rest)
-            a_tok, b_tok = (_split_top(operands) + ["", ""])[:2]
-            a, b = self.operand(ty, a_tok), self.operand(ty, b_tok)
-            if _VECTOR.fullmatch(ty):  # lane by lane, for the lanes known on both sides
-                out = self._opaque(WIDTH, "vec")
-                out.fields = {}
-                for i in set(a.fields or {}) & set(b.fields or {}):
-                    x, y = (a.fields or {})[i], (b.fields or {})[i]
-                    if isinstance(x.expr, z3.BitVecRef) and isinstance(y.expr, z3.BitVecRef):
-                        w = max(x.expr.size(), y.expr.size())
-                        out.fields[i] = Value(_BINOPS[op](_fit(x.expr, w), _fit(y.expr, w)),
-                                              x.smem or y.smem, x.opaque or y.opaque)  # fmt: skip
-                return out
-            if ty == "i1" and op in ("and", "or", "xor"):  # predicates combined
-                x, y = _as_bool(a.expr), _as_bool(b.expr)
-                f = {"and": z3.And, "or": z3.Or, "xor": z3.Xor}[op]
-                return Value(f(x, y), False, a.opaque or b.opaque)
-            if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
-                return self._opaque(width, "x")
-            w = max(a.expr.size(), b.expr.size())
-            ea, eb = _fit(a.expr, w), _fit(b.expr, w)
-            return Value(_BINOPS[op](ea, eb), a.smem or b.smem, a.opaque or b.opaque)
-        if op in ("zext", "sext", "trunc", "ptrtoint", "inttoptr", "bitcast", "freeze",
-                  "addrspacecast"):  # fmt: skip
-            m = re.match(r"(.*?)\s+(%[\w.$-]+|\S+)\s+to\s+(.+)$", rest)
-            if op == "freeze":
-                ty, _, tok = _type_prefix(rest)
-                return self.operand(ty, tok)
-            if not m:
-                return self._opaque(width, "x")
-            src_ty, tok, dst_ty = m.group(1), m.group(2), m.group(3).strip()
-            v = self.operand(src_ty, tok)
-            if op == "addrspacecast":
-                return self._opaque(WIDTH, "cast")
-            if isinstance(v.expr, z3.BoolRef) and op in ("zext", "sext"):
-                w = _width(dst_ty) or WIDTH
-                one = z3.BitVecVal(1 if op == "zext" else (1 << w) - 1, w)
-                return Value(z3.If(v.expr, one, z3.BitVecVal(0, w)), False, v.opaque)
-            if not isinstance(v.expr, z3.BitVecRef):
-                return self._opaque(width, "x")
-            w = _width(dst_ty) or WIDTH
-            if w == 1 and op == "trunc":
-                return Value(z3.Extract(0, 0, v.expr) == 1, False, v.opaque)
-            smem = v.smem or (op == "inttoptr" and dst_ty.startswith("ptr addrspace(3)"))
-            return Value(_fit(v.expr, w, signed=(op == "sext")), smem, v.opaque)
-        if op == "select":
-            parts = _split_top(rest)
-            if len(parts) != 3:
-                return self._opaque(width, "x")
-            c_ty, c_tok = _ty_tok(parts[0])
-            cond = self.operand(c_ty, c_tok)
-            a = self.operand(*_ty_tok(parts[1]))
-            b = self.operand(*_ty_tok(parts[2]))
+        w = max(a.expr.size(), b.expr.size())
+        ea, eb = _fit(a.expr, w), _fit(b.expr, w)
+        return Value(_BINOPS[op](ea, eb), a.smem or b.smem, a.opaque or b.opaque)
+
+    def _cast(self, op: str, src: Operand, dst_ty: str) -> Value:
+        width = _width(dst_ty) or WIDTH
+        if op == "addrspacecast":
+            # Out of (or into) shared memory: the generic address is not the shared offset.
+            self.operand(src)
+            return self._opaque(width, "cast")
+        v = self.operand(src)
+        if isinstance(v.expr, z3.BoolRef) and op in ("zext", "sext"):
+            one = z3.BitVecVal(1 if op == "zext" else (1 << width) - 1, width)
+            return Value(z3.If(v.expr, one, z3.BitVecVal(0, width)), False, v.opaque)
+        if op == "bitcast" and v.fields is not None:
+            return v
+        if not isinstance(v.expr, z3.BitVecRef):
+            return self._opaque(width, "x")
+        if width == 1 and op == "trunc":
+            return Value(z3.Extract(0, 0, v.expr) == 1, False, v.opaque)
+        smem = v.smem or (op == "inttoptr" and dst_ty.startswith("ptr addrspace(3)"))
+        return Value(_fit(v.expr, width, signed=(op == "sext")), smem, v.opaque)
+
+    def _eval(self, ins: Instruction, width: int) -> Value:
+        op, ops = ins.opcode, ins.operands
+        if op == "getelementptr" and ops:
+            return self._gep(ins.source_type, ops[0], ops[1:])
+        if op in _BINOPS and len(ops) == 2:
+            return self._binop(op, ins.type, ops[0], ops[1], width)
+        if op == "freeze" and ops:
+            return self.operand(ops[0])
+        if op in _CASTS and ops:
+            return self._cast(op, ops[0], ins.type)
+        if op == "select" and len(ops) == 3:
+            cond = self.operand(ops[0])
+            a, b = self.operand(ops[1]), self.operand(ops[2])
             if isinstance(a.expr, z3.BoolRef) and isinstance(b.expr, z3.BoolRef):
-                c = _as_bool(cond.expr)
-                return Value(z3.If(c, a.expr, b.expr), False,
+                return Value(z3.If(_as_bool(cond.expr), a.expr, b.expr), False,
                              cond.opaque or a.opaque or b.opaque)  # fmt: skip
             if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
                 return self._opaque(width, "x")
-            cond = Value(_as_bool(cond.expr), cond.smem, cond.opaque)
             w = max(a.expr.size(), b.expr.size())
-            return Value(z3.If(cond.expr, _fit(a.expr, w), _fit(b.expr, w)), a.smem or b.smem,
-                         cond.opaque or a.opaque or b.opaque)  # fmt: skip
-        if op == "icmp":
-            pred, _, rest2 = rest.partition(" ")
-            pred = pred if pred not in ("samesign",) else rest2.split()[0]
-            if rest.startswith("samesign"):
-                rest2 = rest2.split(" ", 1)[1]
-            ty, _, operands = _type_prefix(rest2)
-            a_tok, b_tok = (_split_top(operands) + ["", ""])[:2]
-            a, b = self.operand(ty, a_tok), self.operand(ty, b_tok)
-            if pred not in _PREDS or not (
+            return Value(z3.If(_as_bool(cond.expr), _fit(a.expr, w), _fit(b.expr, w)),
+                         a.smem or b.smem, cond.opaque or a.opaque or b.opaque)  # fmt: skip
+        if op == "icmp" and len(ops) == 2:
+            a, b = self.operand(ops[0]), self.operand(ops[1])
+            if ins.predicate not in _PREDS or not (
                 isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)
             ):
+                self.fresh += 1
                 return Value(z3.Bool(f"cmp{self.fresh}"), False, True)
             w = max(a.expr.size(), b.expr.size())
-            return Value(_PREDS[pred](_fit(a.expr, w), _fit(b.expr, w)), False,
+            return Value(_PREDS[ins.predicate](_fit(a.expr, w), _fit(b.expr, w)), False,
                          a.opaque or b.opaque)  # fmt: skip
-        if op == "insertvalue":
-            parts = _split_top(rest)
-            if len(parts) < 3 or not parts[2].strip().isdigit():
-                return self._opaque(width, "x")
-            agg_ty, agg_tok = _ty_tok(parts[0])
-            agg = self.operand(agg_ty, agg_tok) if agg_tok.startswith("%") else None
+        if op == "insertvalue" and len(ops) == 2 and len(ins.indices) == 1:
+            agg = self.operand(ops[0]) if ops[0].kind == "value" else None
             fields = dict(agg.fields or {}) if agg is not None else {}
-            fields[int(parts[2])] = self.operand(*_ty_tok(parts[1]))
+            fields[ins.indices[0]] = self.operand(ops[1])
             out = self._opaque(WIDTH, "agg")
             out.fields = fields
             return out
-        if op in ("insertelement", "extractelement"):
-            parts = _split_top(rest)
-            idx = parts[-1].split()[-1] if parts else ""
-            if not idx.isdigit() or len(parts) != (3 if op == "insertelement" else 2):
-                return self._opaque(width, "x")
-            vec = self.operand(*_ty_tok(parts[0]))
-            if op == "extractelement":
-                got = (vec.fields or {}).get(int(idx))
-                return got if got is not None else self._opaque(width, "x")
+        if op == "extractvalue" and len(ops) == 1 and len(ins.indices) == 1:
+            got = (self.operand(ops[0]).fields or {}).get(ins.indices[0])
+            return got if got is not None else self._opaque(width, "x")
+        if op == "insertelement" and len(ops) == 3 and ops[2].kind == "int":
+            vec = self.operand(ops[0])
             out = self._opaque(WIDTH, "vec")
             out.fields = dict(vec.fields or {})
-            out.fields[int(idx)] = self.operand(*_ty_tok(parts[1]))
+            out.fields[ops[2].value or 0] = self.operand(ops[1])
             return out
-        red = re.search(r"@llvm\.vector\.reduce\.(or|add|and|xor)\.v(\d+)i\d+\((.*)\)\s*$", rhs)
-        if red:
-            vec = self.operand(*_ty_tok(red.group(3)))
+        if op == "extractelement" and len(ops) == 2 and ops[1].kind == "int":
+            got = (self.operand(ops[0]).fields or {}).get(ops[1].value or 0)
+            return got if got is not None else self._opaque(width, "x")
+        if op == "call" and ins.callee is not None and ins.callee.kind == "function":
+            return self._intrinsic(ins.callee.name, ops, width)
+        return self._opaque(width, "x")
+
+    def _intrinsic(self, callee: str, args: list[Operand], width: int) -> Value:
+        if callee == "llvm.nvvm.read.ptx.sreg.tid.x":
+            return self._tid()
+        if callee == "llvm.nvvm.read.ptx.sreg.laneid":
+            tid = self._tid()
+            return Value(tid.expr & 31, False, tid.opaque)  # type: ignore[operator]
+        red = re.fullmatch(r"llvm\.vector\.reduce\.(or|add|and|xor)\.v(\d+)i\d+", callee)
+        if red and len(args) == 1:
+            vec = self.operand(args[0])
             lanes = [(vec.fields or {}).get(i) for i in range(int(red.group(2)))]
             if lanes and all(v is not None and isinstance(v.expr, z3.BitVecRef) for v in lanes):
                 acc = lanes[0]
@@ -800,59 +805,34 @@ class Evaluator:
                                 acc.opaque or v.opaque)  # type: ignore[union-attr]  # fmt: skip
                 return acc  # type: ignore[return-value]
             return self._opaque(width, "x")
-        if op == "extractvalue":
-            parts = _split_top(rest)
-            if len(parts) == 2 and parts[1].strip().isdigit():
-                agg = self.operand(*_ty_tok(parts[0]))
-                got = (agg.fields or {}).get(int(parts[1]))
-                if got is not None:
-                    return got
-            return self._opaque(width, "x")
-        if "@llvm.nvvm.read.ptx.sreg.tid.x" in rhs:
-            return self._tid()
-        if "@llvm.nvvm.read.ptx.sreg.laneid" in rhs:
-            tid = self._tid()
-            return Value(tid.expr & 31, False, tid.opaque)  # type: ignore[operator]
-        sh = re.search(r"@llvm\.nvvm\.shfl\.sync\.idx\.i32\((.*)\)\s*$", rhs)
-        if sh:
+        if callee == "llvm.nvvm.shfl.sync.idx.i32" and len(args) == 4:
             # A broadcast from one lane of the warp: exact when the value is a function of
             # the thread id alone (then it is that function at the source lane's thread id).
-            args = _split_top(sh.group(1))
-            if len(args) == 4:
-                mask, v, lane, clamp = (self.operand(*_ty_tok(a)) for a in args)
-                consts = [z3.simplify(x.expr) for x in (mask, lane, clamp)]
-                if (
-                    isinstance(v.expr, z3.BitVecRef)
-                    and not v.opaque
-                    and all(z3.is_bv_value(c) for c in consts)
-                    and consts[0].as_long() == 0xFFFFFFFF  # type: ignore[union-attr]
-                    and consts[2].as_long() == 31  # type: ignore[union-attr]
-                    and consts[1].as_long() < 32  # type: ignore[union-attr]
-                ):
-                    if self.tid is None:
-                        return v
-                    src = (self.tid & ~31) | consts[1].as_long()  # type: ignore[union-attr]
-                    return Value(z3.substitute(v.expr, (self.tid, src)), v.smem, False)
+            mask, v, lane, clamp = (self.operand(a) for a in args)
+            consts = [z3.simplify(x.expr) for x in (mask, lane, clamp)]
+            if (
+                isinstance(v.expr, z3.BitVecRef)
+                and not v.opaque
+                and all(z3.is_bv_value(c) for c in consts)
+                and consts[0].as_long() == 0xFFFFFFFF  # type: ignore[union-attr]
+                and consts[2].as_long() == 31  # type: ignore[union-attr]
+                and consts[1].as_long() < 32  # type: ignore[union-attr]
+            ):
+                if self.tid is None:
+                    return v
+                src = (self.tid & ~31) | consts[1].as_long()  # type: ignore[union-attr]
+                return Value(z3.substitute(v.expr, (self.tid, src)), v.smem, False)
             return self._opaque(width, "x")
-        mm = re.search(r"@llvm\.([su])(min|max)\.i\d+\((.*)\)\s*$", rhs)
-        if mm:
-            args = _split_top(mm.group(3))
-            if len(args) == 2:
-                a, b = self.operand(*_ty_tok(args[0])), self.operand(*_ty_tok(args[1]))
-                if isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef):
-                    w = max(a.expr.size(), b.expr.size())
-                    x, y = _fit(a.expr, w), _fit(b.expr, w)
-                    less = z3.ULT(x, y) if mm.group(1) == "u" else x < y
-                    pick = z3.If(less, x, y) if mm.group(2) == "min" else z3.If(less, y, x)
-                    return Value(pick, a.smem or b.smem, a.opaque or b.opaque)
+        mm = re.fullmatch(r"llvm\.([su])(min|max)\.i\d+", callee)
+        if mm and len(args) == 2:
+            a, b = self.operand(args[0]), self.operand(args[1])
+            if isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef):
+                w = max(a.expr.size(), b.expr.size())
+                x, y = _fit(a.expr, w), _fit(b.expr, w)
+                less = z3.ULT(x, y) if mm.group(1) == "u" else x < y
+                pick = z3.If(less, x, y) if mm.group(2) == "min" else z3.If(less, y, x)
+                return Value(pick, a.smem or b.smem, a.opaque or b.opaque)
         return self._opaque(width, "x")
-
-
-def _as_bool(e: z3.ExprRef) -> z3.BoolRef:
-    if isinstance(e, z3.BoolRef):
-        return e
-    assert isinstance(e, z3.BitVecRef)
-    return z3.Extract(0, 0, e) == 1
 
 
 def _remainder_of(x: z3.ExprRef, y: z3.ExprRef) -> int | None:
@@ -902,48 +882,7 @@ def _mentions(e: z3.ExprRef, var: z3.ExprRef) -> bool:
     return False
 
 
-def _width(ty: str) -> int | None:
-    ty = ty.strip()
-    m = _INT_TY.match(ty)
-    if m:
-        return int(m.group(1))
-    if ty.startswith("ptr addrspace(3)"):
-        return WIDTH
-    if ty.startswith("ptr"):
-        return 64
-    return None
-
-
-def _fit(e: z3.BitVecRef, w: int, signed: bool = False) -> z3.BitVecRef:
-    if e.size() == w:
-        return e
-    if e.size() > w:
-        return z3.Extract(w - 1, 0, e)
-    return (z3.SignExt if signed else z3.ZeroExt)(w - e.size(), e)
-
-
-def _type_prefix(text: str) -> tuple[str, str, str]:
-    """Split ``TYPE rest`` where TYPE may hold brackets (``<4 x i32>``)."""
-    text = text.strip()
-    depth = 0
-    for i, ch in enumerate(text):
-        if ch in "<[{(":
-            depth += 1
-        elif ch in ">]})":
-            depth -= 1
-        elif ch == " " and depth == 0:
-            head = text[:i]
-            if head == "ptr" and text[i:].lstrip().startswith("addrspace("):
-                continue
-            return head, " ", text[i + 1 :].strip()
-    return text, "", ""
-
-
-def _ty_tok(text: str) -> tuple[str, str]:
-    ty, _, tok = _type_prefix(text)
-    return ty, tok
-
-
+_CASTS = ("zext", "sext", "trunc", "ptrtoint", "inttoptr", "bitcast", "addrspacecast")
 _BINOPS: dict[str, Any] = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
@@ -971,6 +910,15 @@ _PREDS: dict[str, Any] = {
     "sgt": lambda a, b: a > b,
     "sge": lambda a, b: a >= b,
 }
+# Ops whose use of a shared address the evaluator follows (the address flows into their
+# result, or they only compare or branch on it); any other use of one is a note.
+_FOLLOWED = {
+    "getelementptr", "freeze", "select", "phi", "icmp", "insertvalue", "extractvalue",
+    "insertelement", "extractelement", "shufflevector", "br", "switch", *_CASTS, *_BINOPS,
+}  # fmt: skip
+
+
+# --- inline PTX ---------------------------------------------------------------------------------
 
 _ASM_SIZE = [
     (re.compile(r"\.b128\b"), 16),
@@ -987,27 +935,35 @@ _ASM_SIZE = [
     (re.compile(r"\.(?:b|u|s|f|bf)16"), 2),
     (re.compile(r"\.(?:b|u|s)8"), 1),
 ]
-_ASM_CALL = re.compile(
-    r'\basm\s+(?:(?:sideeffect|alignstack|inteldialect|unwind)\s+)*"((?:[^"\\]|\\.)*)"\s*,\s*'
-    r'"((?:[^"\\]|\\.)*)"\s*\((.*)\)\s*$'
-)
-_MEM_OPERAND = re.compile(r"\[\s*\$(\d+)\s*(?:\+\s*(-?(?:0x[0-9a-fA-F]+|\d+))\s*)?\]")
+_BRACKETS = re.compile(r"\[([^\[\]]*)\]")
+_SIMPLE_ADDRESS = re.compile(r"^\s*\$(\d+)\s*(?:\+\s*(-?(?:0x[0-9a-fA-F]+|\d+))\s*)?$")
 _OPERAND = re.compile(r"\$(\d+)")
 _PRED = re.compile(r"^@(!?)\$(\d+)\s+")
-_ARG_ATTRS = re.compile(
-    r"^(?:(?:nonnull|noundef|readonly|writeonly|readnone|nocapture|immarg|align\s+\d+|"
-    r"captures\([^)]*\)|dereferenceable\(\d+\))\s+)*"
-)
 # Types an asm or intrinsic argument must have to hold a shared address (others are data).
 _ADDRESS_TYPES = ("ptr addrspace(3)", "i32", "i64", "{")
 
 
-def _unescape(text: str) -> str:
-    """An LLVM string's hex escapes decoded (asm text uses \\0A, \\09, \\22, \\5C)."""
-    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+def _shared_op(op: str) -> bool:
+    """A PTX instruction whose bracketed operand is (or may be) a shared-memory address."""
+    return ".shared" in op or op.startswith(("ldmatrix", "stmatrix", "mbarrier.", "cp.async."))
 
 
-def _asm_size(ins: str) -> int | None:
+def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
+    """Bytes a ``cp.async.bulk`` (TMA) instruction writes or reads at its shared operand.
+    Hook for the Hopper model: the box size lives in the tensor map, not in the instruction,
+    so this reader cannot tell (None: a note "its size is not readable here")."""
+    return None
+
+
+def shared_address_as_value(ptx: str, args: list[Operand], ev: Evaluator) -> str | None:
+    """The note for a PTX instruction that takes a shared address as a value, outside
+    brackets (None: modelled). Hook for the Hopper model: wgmma's operand descriptors encode
+    a shared address that this reader does not decode."""
+    what = "wgmma operand descriptors" if "wgmma" in ptx else ptx.split()[0]
+    return f"{what} take a shared address as a value (not modelled)"
+
+
+def _asm_size(ins: str, args: list[Operand], ev: Evaluator) -> int | None:
     """Bytes one thread's access through one address operand of this PTX instruction touches;
     None where that is not readable from the instruction (a note, never clean)."""
     op = ins.split()[0] if ins.split() else ""
@@ -1016,7 +972,7 @@ def _asm_size(ins: str) -> int | None:
     if op.startswith("tensormap."):
         return 128  # a tensor map is 1024 bits
     if op.startswith("cp.async.bulk"):
-        return None  # TMA / bulk copies: the box size lives in the descriptor
+        return bulk_copy_size(ins, args, ev)
     if op.startswith("cp.async"):
         m = re.search(r"\]\s*,\s*(0x[0-9a-fA-F]+|\d+)", ins)
         return int(m.group(1), 0) if m else None
@@ -1038,40 +994,22 @@ def _intrinsic_size(callee: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _strip_attachments(rhs: str) -> str:
-    rhs = re.sub(r",\s*!\w+\s+!\S+", "", rhs)
-    return re.sub(r"\s+#\d+\s*$", "", rhs).strip()
-
-
-def _arg(ev: Evaluator, text: str) -> Value | None:
+def _arg(ev: Evaluator, op: Operand) -> Value | None:
     """An asm or call argument's value, when its type can hold a shared address."""
-    ty, tok = _ty_tok(text)
-    if not ty.startswith(_ADDRESS_TYPES):
+    if not op.type.startswith(_ADDRESS_TYPES):
         return None
-    tok = _ARG_ATTRS.sub("", tok)
-    if ty.startswith("{"):
-        v = ev.operand(ty, tok)
+    v = ev.operand(op)
+    if op.type.startswith("{"):
         first = (v.fields or {}).get(0)
         return first if first is not None and first.smem else None
-    v = ev.operand(ty, tok)
     return v if v.smem and isinstance(v.expr, z3.BitVecRef) else None
 
 
-def _tainted(ev: Evaluator, text: str) -> bool:
-    """Whether an argument may carry a shared address (modelled exactly or not)."""
-    tok = _ty_tok(text)[1]
-    return _SMEM in tok or any(n in ev.fn.tainted for n in _NAMES.findall(tok))
-
-
-def _asm_accesses(rhs: str, ev: Evaluator, no: int, col: int, dbg: str | None,
-                  out: list[Access], unread: list[str]) -> None:  # fmt: skip
-    m = _ASM_CALL.search(rhs)
-    if not m:
-        unread.append(f"line {no}: inline asm this reader cannot parse")
-        return
-    text, constraints, args_text = _unescape(m.group(1)), m.group(2), m.group(3)
+def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: list[str]) -> None:
+    assert ins.callee is not None
+    no, col, dbg = ins.line, ins.column, ins.dbg
+    text, constraints, args = ins.callee.text, ins.callee.constraints, ins.operands
     outputs = sum(1 for c in constraints.split(",") if c.strip().startswith("="))
-    args = _split_top(args_text)
     values: dict[int, Value | None] = {}
 
     def operand(k: int) -> Value | None:
@@ -1082,124 +1020,127 @@ def _asm_accesses(rhs: str, ev: Evaluator, no: int, col: int, dbg: str | None,
 
     def tainted(k: int) -> bool:
         i = k - outputs
-        return 0 <= i < len(args) and _tainted(ev, args[i])
+        return 0 <= i < len(args) and ev.uses_shared(args[i])
 
     text = re.sub(r"//[^\n]*", "", text)  # comments name operands without using them
-    for ins in re.split(r"[;\n]", text):
+    for ptx in re.split(r"[;\n]", text):
         # Scope braces and labels open a line; vector operands keep their braces.
-        ins = re.sub(r"^(?:[{}]\s*|[\w$]+:\s*)+", "", ins.strip()).strip()
-        if not ins or ins.startswith("."):  # empty, or a declaration (.reg)
+        ptx = re.sub(r"^(?:[{}]\s*|[\w$]+:\s*)+", "", ptx.strip()).strip()
+        if not ptx or ptx.startswith("."):  # empty, or a declaration (.reg)
             continue
         cond: z3.BoolRef | None = None
-        pm = _PRED.match(ins)
+        pm = _PRED.match(ptx)
         if pm:
-            k = int(pm.group(2))
-            i = k - outputs
+            i = int(pm.group(2)) - outputs
             if 0 <= i < len(args):
-                p = ev.operand(*_ty_tok(args[i]))
-                c = _as_bool(p.expr)
+                c = _as_bool(ev.operand(args[i]).expr)
                 cond = z3.Not(c) if pm.group(1) else c
-            ins = ins[pm.end() :]
-        in_brackets = set()
-        for mm in _MEM_OPERAND.finditer(ins):
-            k = int(mm.group(1))
-            in_brackets.add(k)
+            ptx = ptx[pm.end() :]
+        name = ptx.split()[0] if ptx.split() else ""
+        shared_op = _shared_op(name)
+        in_brackets: set[int] = set()
+        for mm in _BRACKETS.finditer(ptx):
+            inner = mm.group(1)
+            simple = _SIMPLE_ADDRESS.match(inner)
+            named = {int(k) for k in _OPERAND.findall(inner)}
+            in_brackets |= named
+            if not simple:
+                # An address built inside the asm (a register, a literal, a sum of operands):
+                # unknown, unless it names no shared value in an op that is not a shared one.
+                if any(tainted(k) or operand(k) is not None for k in named) or (
+                    shared_op and not named
+                ):
+                    unread.append(f"line {no}: {name} on an address this reader cannot "
+                                  "follow (not judged)")  # fmt: skip
+                continue
+            k = int(simple.group(1))
             v = operand(k)
             if v is None:
                 if tainted(k):
-                    unread.append(f"line {no}: {ins.split()[0]} on an address computed from "
+                    unread.append(f"line {no}: {name} on an address computed from "
                                   "shared memory in a way not modelled")  # fmt: skip
+                elif shared_op:
+                    unread.append(f"line {no}: {name} on an address not derived from "
+                                  "@global_smem (not judged)")  # fmt: skip
                 continue
-            size = _asm_size(ins)
+            size = _asm_size(ptx, args, ev)
             if size is None:
-                unread.append(f"line {no}: {ins.split()[0]} on a shared address (its size is "
+                unread.append(f"line {no}: {name} on a shared address (its size is "
                               "not readable here)")  # fmt: skip
                 continue
-            off = int(mm.group(2), 0) if mm.group(2) else 0
+            off = int(simple.group(2), 0) if simple.group(2) else 0
             expr = _fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
-            out.append(Access(no, col, "asm " + ins.split()[0], size,
+            out.append(Access(no, col, "asm " + name, size,
                               Value(expr, True, v.opaque), dbg, cond))  # fmt: skip
-        bare = {int(k) for k in _OPERAND.findall(_MEM_OPERAND.sub("", ins))} - in_brackets
+        bare = {int(k) for k in _OPERAND.findall(_BRACKETS.sub("", ptx))} - in_brackets
         for k in sorted(bare):
             if operand(k) is not None or tainted(k):
-                what = "wgmma operand descriptors" if "wgmma" in ins else ins.split()[0]
-                unread.append(f"line {no}: {what} take a shared address as a value "
-                              "(not modelled)")  # fmt: skip
+                why = shared_address_as_value(ptx, args, ev)
+                if why:
+                    unread.append(f"line {no}: {why}")
                 break
 
 
-def accesses(fn: LFunction, ev: Evaluator, meta: dict[str, str]) -> tuple[list[Access], list[str]]:
-    """Every shared-memory access of the function, and lines that touch shared memory in a way
-    not modelled (their size or kind unknown)."""
+# --- accesses -------------------------------------------------------------------------------------
+
+_MEMORY = {"load": (0, None), "store": (1, 0), "atomicrmw": (0, 1), "cmpxchg": (0, 1)}
+
+
+def accesses(fn: Function, ev: Evaluator) -> tuple[list[Access], list[str]]:
+    """Every shared-memory access of the function, and the instructions that touch shared
+    memory in a way not modelled (their size, kind or address unknown)."""
     out: list[Access] = []
     unread: list[str] = []
-    for no, line in fn.body:
-        m = _ASSIGN.match(line)
-        rhs = m.group(2) if m else line.strip()
-        rhs = re.sub(r"^(?:tail |musttail |notail )?", "", rhs)
-        dbg = _dbg_loc(line, meta)
-        col = len(line) - len(line.lstrip()) + 1
-        if rhs.startswith("load "):
-            parts = _split_top(re.sub(r"^load\s+(?:volatile\s+|atomic\s+)*", "", rhs))
-            if len(parts) >= 2 and parts[1].startswith("ptr addrspace(3)"):
-                out.append(Access(no, col, "load", type_size(parts[0]),
-                                  ev.operand(*_ty_tok(parts[1])), dbg))  # fmt: skip
-        elif rhs.startswith("store "):
-            parts = _split_top(re.sub(r"^store\s+(?:volatile\s+|atomic\s+)*", "", rhs))
-            if len(parts) >= 2 and parts[1].startswith("ptr addrspace(3)"):
-                ty = _type_prefix(parts[0])[0]
-                out.append(Access(no, col, "store", type_size(ty),
-                                  ev.operand(*_ty_tok(parts[1])), dbg))  # fmt: skip
-        elif rhs.startswith(("atomicrmw ", "cmpxchg ")):
-            body = re.sub(r"^(?:atomicrmw|cmpxchg)\s+(?:volatile\s+)?(?:\w+\s+)?", "", rhs)
-            if rhs.startswith("cmpxchg"):
-                body = re.sub(r"^(?:weak\s+)?(?:volatile\s+)?", "", rhs[len("cmpxchg ") :])
-            parts = _split_top(body)
-            if len(parts) >= 2 and parts[0].startswith("ptr addrspace(3)"):
-                ty = _type_prefix(parts[1])[0]
-                out.append(Access(no, col, "atomic", type_size(ty),
-                                  ev.operand(*_ty_tok(parts[0])), dbg))  # fmt: skip
-        elif rhs.startswith("call ") or " call " in rhs:
-            rhs = _strip_attachments(rhs)
-            if " asm " in rhs or re.search(r"\basm\s+(?:sideeffect\s+)?\"", rhs):
-                _asm_accesses(rhs, ev, no, col, dbg, out, unread)
-                continue
-            cm = re.search(r"@([\w.$-]+)\s*\((.*)\)\s*$", rhs)
-            if not cm:
-                continue
-            callee = cm.group(1)
-            call_args = _split_top(cm.group(2))
-            smem = [v for a in call_args if (v := _arg(ev, a)) is not None]
-            if not smem:
-                if any(_tainted(ev, a) for a in call_args):
-                    unread.append(f"line {no}: @{callee} takes a value computed from a shared "
-                                  "address (not modelled)")  # fmt: skip
-                continue
-            size = _intrinsic_size(callee)
-            if size is None or not callee.startswith("llvm."):
-                unread.append(f"line {no}: @{callee} takes a shared address (not modelled)")
-                continue
-            for v in smem[:1]:  # the intrinsics above take one shared address
-                out.append(Access(no, col, "call @" + callee, size, v, dbg))
+    for ins in fn.instructions:
+        op, ops, no = ins.opcode, ins.operands, ins.line
+        if op in _MEMORY and len(ops) > max(i for i in _MEMORY[op] if i is not None):
+            at, sized = _MEMORY[op]
+            ptr = ops[at]
+            ty = ins.type if sized is None else ops[sized].type
+            if ptr.type.startswith("ptr addrspace(3)"):
+                out.append(Access(no, ins.column, "atomic" if op in ("atomicrmw", "cmpxchg")
+                                  else op, type_size(ty), ev.operand(ptr), ins.dbg))  # fmt: skip
+            elif ev.uses_shared(ptr):
+                unread.append(f"line {no}: the {op} through a {_space(ptr.type)} pointer "
+                              "computed from a shared address (not modelled)")  # fmt: skip
+            if op == "store" and ops[0].type.startswith("ptr") and ev.uses_shared(ops[0]):
+                unread.append(f"line {no}: a shared pointer stored to memory (its later uses "
+                              "are not followed)")  # fmt: skip
+        elif op == "call" and ins.callee is not None:
+            _call_accesses(ins, ev, out, unread)
+        elif op not in _FOLLOWED and any(ev.uses_shared(o) for o in ops):
+            unread.append(f"line {no}: {op} uses a value computed from a shared address "
+                          "(not modelled)")  # fmt: skip
     return out, unread
 
 
-def _dbg_loc(line: str, meta: dict[str, str]) -> str | None:
-    m = _DBG.search(line)
-    if not m:
-        return None
-    loc = meta.get(m.group(1), "")
-    lm = re.search(r"line: (\d+), column: (\d+), scope: (![\w.]+)", loc)
-    if not lm:
-        return None
-    file = "?"
-    scope = meta.get(lm.group(3), "")
-    fm = re.search(r"file: (![\w.]+)", scope)
-    if fm:
-        fl = re.search(r'filename: "([^"]*)"', meta.get(fm.group(1), ""))
-        if fl:
-            file = fl.group(1)
-    return f"{file}:{lm.group(1)}:{lm.group(2)}"
+def _space(ty: str) -> str:
+    m = re.match(r"ptr addrspace\((\d+)\)", ty)
+    return f"addrspace({m.group(1)})" if m else "generic"
+
+
+def _call_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: list[str]) -> None:
+    callee, no = ins.callee, ins.line
+    assert callee is not None
+    if callee.kind == "asm":
+        _asm_accesses(ins, ev, out, unread)
+        return
+    if callee.kind != "function":
+        if any(ev.uses_shared(a) for a in ins.operands):
+            unread.append(f"line {no}: an indirect call takes a shared address (not modelled)")
+        return
+    name = callee.name
+    smem = [v for a in ins.operands if (v := _arg(ev, a)) is not None]
+    if not smem:
+        if any(ev.uses_shared(a) for a in ins.operands):
+            unread.append(f"line {no}: @{name} takes a value computed from a shared "
+                          "address (not modelled)")  # fmt: skip
+        return
+    size = _intrinsic_size(name)
+    if size is None or not name.startswith("llvm."):
+        unread.append(f"line {no}: @{name} takes a shared address (not modelled)")
+        return
+    out.append(Access(no, ins.column, "call @" + name, size, smem[0], ins.dbg))
 
 
 def placements(report: Report, fn: str) -> list[tuple[int, int, str]] | None:
@@ -1233,19 +1174,48 @@ def placements(report: Report, fn: str) -> list[tuple[int, int, str]] | None:
     ]  # fmt: skip
 
 
-# What evaluating misread text can raise (z3 sort mismatches and the like): a note, not a crash.
+# --- the check ---------------------------------------------------------------------------------
+
+# What evaluating odd but accepted IR can raise (z3 sort mismatches and the like): a note.
 _MISREAD = (z3.Z3Exception, ArithmeticError, LookupError, TypeError, ValueError)
 DEEP_STACK = 512 * 2**20  # values are built recursively: long def-use chains need room
 DEEP_RECURSION = 200_000
 
 
-def check_lowering(text: str, path: str, report: Report, num_warps: int | None) -> None:
-    """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack)."""
+def _plain(name: str) -> str:
+    """A symbol name without quotes and with its hex escapes decoded (TTGIR and LLVM IR both
+    quote names that are not plain identifiers)."""
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        name = name[1:-1]
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
+
+
+def check_kernel(module: Module, kernels: Sequence[str] | None) -> None:
+    """LlirError unless the IR defines a function and, when the TTGIR's function names are
+    given, one of them: IR of another kernel is not evidence about this one."""
+    if not module.functions:
+        raise LlirError("the LLVM IR defines no function (only declarations)")
+    if not kernels:
+        return
+    wanted = {_plain(k) for k in kernels}
+    have = [f.name for f in module.functions]
+    if not wanted & {_plain(n) for n in have}:
+        shown = ", ".join("@" + n for n in have[:3]) + (", ..." if len(have) > 3 else "")
+        raise LlirError(f"defines no function of the TTGIR module (@{_plain(kernels[0])}); it "
+                        f"defines {shown}: the LLVM IR of another kernel?")  # fmt: skip
+
+
+def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
+                   kernels: Sequence[str] | None = None) -> None:  # fmt: skip
+    """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack).
+    ``kernels``: the TTGIR module's function names (the IR must define one of them)."""
+    module = read_llir(text)
+    check_kernel(module, kernels)
     box: dict[str, BaseException] = {}
 
     def work() -> None:
         try:
-            _check_lowering(text, path, report, num_warps)
+            _check_lowering(module, path, report, num_warps)
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 
@@ -1263,90 +1233,81 @@ def check_lowering(text: str, path: str, report: Report, num_warps: int | None) 
         raise box["error"]
 
 
-def _check_lowering(text: str, path: str, report: Report, num_warps: int | None) -> None:
-    fns, meta, _ = read_llir(text)
+def _note(report: Report, kind: str, message: str, line: int, column: int = 1) -> None:
+    report.notes.append(Note(kind, message, line, column))
+
+
+def _check_lowering(module: Module, path: str, report: Report, num_warps: int | None) -> None:
     report.llir_path = path
     checked = 0
-    for fn in fns:
+    for fn in module.functions:
         threads = fn.threads or (num_warps * 32 if num_warps else None)
-        ev = Evaluator(fn, threads)
         try:
-            found, unread = accesses(fn, ev, meta)
+            ev = Evaluator(fn, threads)
+            found, unread = accesses(fn, ev)
         except RecursionError:
-            report.notes.append(
-                Note(
-                    "lowering.unbounded",
-                    f"@{fn.name}: its values are nested too deeply to evaluate (not judged)",
-                    fn.line,
-                    1,
-                )
-            )
+            _note(report, "lowering.unbounded",
+                  f"@{fn.name}: its values are nested too deeply to evaluate (not judged)",
+                  fn.line)  # fmt: skip
             continue
         except _MISREAD as exc:
-            # Text this reader misreads (types that do not match, say): not judged, said so.
-            report.notes.append(
-                Note(
-                    "lowering.unread",
-                    f"@{fn.name}: cannot evaluate its shared addresses ({type(exc).__name__})",
-                    fn.line,
-                    1,
-                )
-            )
+            _note(report, "lowering.unread",
+                  f"@{fn.name}: cannot evaluate its shared addresses ({type(exc).__name__})",
+                  fn.line)  # fmt: skip
             continue
         for why in unread:
-            report.notes.append(Note("lowering.unread", f"@{fn.name}: {why}", fn.line, 1))
+            _note(report, "lowering.unread", f"@{fn.name}: {why}", fn.line)
         if not found:
             continue
         ranges = placements(report, fn.name)
         if ranges is None:
-            report.notes.append(Note("lowering.unplaced", f"@{fn.name}: no plan range to check "
-                                     "its shared accesses against", fn.line, 1))  # fmt: skip
+            _note(report, "lowering.unplaced", f"@{fn.name}: no plan range to check its shared "
+                  "accesses against", fn.line)  # fmt: skip
             continue
         if threads is None:
-            report.notes.append(Note("lowering.threads", f"@{fn.name}: block size unknown, "
-                                     "thread ids bounded by 1024", fn.line, 1))  # fmt: skip
+            _note(report, "lowering.threads", f"@{fn.name}: block size unknown, thread ids "
+                  "bounded by 1024", fn.line)  # fmt: skip
         for lo, hi, where in ranges:
-            bad: list[tuple[Access, dict[str, int]]] = []
-            for acc in found:
-                checked += 1
-                try:
-                    verdict = _judge(acc, lo, hi, ev)
-                except (RecursionError, *_MISREAD):
-                    verdict = "unbounded"
-                if verdict is None:
-                    continue
-                if verdict == "unbounded":
-                    report.notes.append(
-                        Note(
-                            "lowering.unbounded",
-                            f"@{fn.name}: the {acc.kind} "
-                            f"at LLVM IR line {acc.line} has an address or size "
-                            "not bounded (not judged)",
-                            acc.line,
-                            acc.column,
-                        )
-                    )
-                    continue
-                bad.append((acc, verdict))
-            if bad:
-                acc, model = bad[0]
-                addr = model["address"]
-                report.findings.append(Finding(
-                    "lowering.outside",
-                    f"@{fn.name} addresses shared bytes [{addr}, {addr + (acc.size or 0)}) "
-                    f"outside {where} [{lo}, {hi}) ({acc.kind} at LLVM IR line {acc.line}"
-                    f"{', tid.x = ' + str(model['tid.x']) if 'tid.x' in model else ''}); "
-                    f"{len(bad)} of {len(found)} shared accesses of the function can",
-                    fn.name, acc.line, acc.column, acc.dbg,
-                    {"range": [lo, hi], "address": addr, "size": acc.size,
-                     "accesses_outside": len(bad), "accesses": len(found), **model},
-                ))  # fmt: skip
+            _judge_all(fn, found, lo, hi, where, ev, report)
+            checked += len(found)
     report.lowering = f"{checked} shared accesses checked"
+
+
+def _judge_all(fn: Function, found: list[Access], lo: int, hi: int, where: str, ev: Evaluator,
+               report: Report) -> None:  # fmt: skip
+    bad: list[tuple[Access, dict[str, int]]] = []
+    for acc in found:
+        try:
+            verdict = _judge(acc, lo, hi, ev)
+        except (RecursionError, *_MISREAD):
+            verdict = "unbounded"
+        if verdict is None:
+            continue
+        if isinstance(verdict, str):
+            why = ("the solver ran out of time" if verdict == "timeout"
+                   else "has an address or size not bounded")  # fmt: skip
+            _note(report, "lowering.unbounded", f"@{fn.name}: the {acc.kind} at LLVM IR line "
+                  f"{acc.line} {why} (not judged)", acc.line, acc.column)  # fmt: skip
+            continue
+        bad.append((acc, verdict))
+    if bad:
+        acc, model = bad[0]
+        addr = model["address"]
+        report.findings.append(Finding(
+            "lowering.outside",
+            f"@{fn.name} addresses shared bytes [{addr}, {addr + (acc.size or 0)}) "
+            f"outside {where} [{lo}, {hi}) ({acc.kind} at LLVM IR line {acc.line}"
+            f"{', tid.x = ' + str(model['tid.x']) if 'tid.x' in model else ''}); "
+            f"{len(bad)} of {len(found)} shared accesses of the function can",
+            fn.name, acc.line, acc.column, acc.dbg,
+            {"range": [lo, hi], "address": addr, "size": acc.size,
+             "accesses_outside": len(bad), "accesses": len(found), **model},
+        ))  # fmt: skip
 
 
 def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str | None:
     """None when the access provably lies in [lo, hi); a witness when it provably can leave it
-    (over modelled values only); "unbounded" when that cannot be decided."""
+    (over modelled values only); "unbounded" or "timeout" when that cannot be decided."""
     if acc.size is None or not isinstance(acc.addr.expr, z3.BitVecRef) or not acc.addr.smem:
         return "unbounded"
     lo_a, hi_a = ev.interval(acc.addr.expr)
@@ -1355,6 +1316,7 @@ def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str
     a = z3.ZeroExt(64 - acc.addr.expr.size(), acc.addr.expr)
     inside = z3.And(a >= lo, a + acc.size <= hi)
     facts = [z3.Not(inside)] + ([acc.cond] if acc.cond is not None else [])
+    r = z3.unknown
     for attempt in range(2):
         s = ev.solver()
         s.push()
@@ -1373,6 +1335,11 @@ def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str
         if attempt == 0 and r == z3.sat and ev.bound(facts):
             continue
         break
+    if r == z3.unknown:
+        return "timeout"
     if r != z3.sat or acc.addr.opaque:
         return "unbounded"
     return out
+
+
+Hook = Callable[[str, list[Operand], Evaluator], Any]  # the shape of the two PTX hooks above

@@ -20,7 +20,7 @@ from typing import Any
 
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.facts import elem_bytes
-from alias_spec.plan.liveness import live_ranges, point_range
+from alias_spec.plan.liveness import function_range, live_ranges, point_range
 from alias_spec.ir.ttgir import Function, Module, Op, read_module
 
 ALLOC_OPS = {"ttg.local_alloc"}
@@ -32,6 +32,9 @@ _DEBUG_BUFFER = re.compile(
 )
 _DEBUG_RANGE = re.compile(r"^-- (\d+) (\d+) (\d+) interval")
 _DEBUG_DONE = re.compile(r"^Allocated: (\d+)")
+# A buffer live over the whole function (the warp-specialize state bytes Triton places on the
+# function itself): its range line has no value line before it.
+_DEBUG_WHOLE = re.compile(r"^-- \d+ (\d+) (\d+) interval 0 18446744073709551615$", re.M)
 _CALLEE = re.compile(r'@("(?:[^"\\]|\\.)*"|[\w.$-]+)')
 
 
@@ -51,6 +54,8 @@ class Buffer:
         result = self.op.results[0] if self.op.results else ""
         if self.kind == "alloc":
             return f"{result} ({self.op.name})"
+        if self.kind == "state":
+            return f"warp-specialize state of @{self.function}"
         if self.kind == "frame":
             return f"frame of call @{self.callee}"
         return f"scratch of {self.op.name}{' ' + result if result else ''}"
@@ -282,6 +287,8 @@ def build_plan(
             if kind == "frame":
                 buf.callee = callee_of(pop)
             buffers.append(buf)
+        if "allocation.offset" in pfn.attrs:
+            buffers.append(_state_buffer(pfn, analysed.function(pfn.name) or pfn, debug))
     # Frame sizes missing from the allocator: the callee's extent, when all of it is known.
     for buf in buffers:
         if buf.kind == "frame" and buf.size is None and buf.callee:
@@ -292,6 +299,20 @@ def build_plan(
             elif not inner:
                 buf.size, buf.size_from = 0, "callee's buffers"
     return analysed, buffers
+
+
+def _state_buffer(planned: Function, fn: Function, debug: str) -> Buffer:
+    """The bytes Triton places on a function that holds ``ttg.warp_specialize`` (one state byte
+    per partition warp, read by the partitions' warps while they wait): live over the whole
+    function. Its size comes from the allocator's debug output (the range at this offset that
+    spans the whole function)."""
+    offset = planned.attrs["allocation.offset"]
+    sizes = [int(m.group(1)) for m in _DEBUG_WHOLE.finditer(debug) if int(m.group(2)) == offset]
+    size = planned.attrs.get("allocation.size", max(sizes) if sizes else None)
+    size_from = ("attribute" if "allocation.size" in planned.attrs else
+                 "allocator" if sizes else "unknown")  # fmt: skip
+    op = Op("tt.func", -1, fn.line, 1, [], [], [], f"tt.func @{fn.name}")
+    return Buffer("state", planned.name, op, offset, size, size_from)
 
 
 # --- the proof --------------------------------------------------------------------------------
@@ -318,7 +339,7 @@ def prove(module: Module, buffers: list[Buffer], report: Report) -> None:
             if b.kind == "alloc" and b.op.results:
                 b.live = ranges[b.op.results[0]]
             else:
-                b.live = point_range(fn, b.op.pos)
+                b.live = function_range(fn) if b.kind == "state" else point_range(fn, b.op.pos)
         calls = frames.get(fn.name, [])
         limit, space = (shared, "ttg.shared") if not calls else (None, "its frame")
         if calls:

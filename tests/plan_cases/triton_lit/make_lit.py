@@ -1,15 +1,21 @@
 """Build the Triton lit corpus: split a lit file into one module per function, and store what a
 release's allocator printed for each (for releases the test cannot run).
 
-    python make_lit.py split LIT.mlir --source "REPO FILE COMMIT" --out DIR
+    python make_lit.py split LIT.mlir --source "REPO FILE COMMIT" --out DIR [--only F,G]
+        [--verdict no-false-alarm]
     python make_lit.py allocate DIR --python VENV/bin/python
+    python make_lit.py offsets DIR [--python VENV/bin/python]
 
 ``split`` writes DIR/<function>.ttgir: a header naming the source, the expectations taken from
 the function's CHECK lines (or expected-remark annotations), then a module with the lit
-module's attributes, the ``#alias`` definitions the function needs, the function, and the
-functions it calls. The adaptations of README.md are applied (``"use"`` ops, the view ops
-renamed in 3.5). ``allocate`` writes DIR/<function>.alloc.json with the module after
-allocation, the allocator's debug text and the release's version, allocated as written.
+module's attributes, the ``#alias`` definitions the function needs (from the function's own
+``// -----`` section), the function, and the functions it calls. The adaptations of README.md
+are applied (``"use"`` ops, the view ops renamed in 3.5, ``ttg.barrier local``).
+``allocate`` writes DIR/<function>.<version>.alloc.json with the module after allocation, the
+allocator's debug text and the release's version, allocated as written. ``offsets`` writes, for
+a file whose lit source states no offsets, the ``allocation.offset`` values that the release
+itself printed into the function (``// ALLOCATOR-OFFSETS <version>: ...``), or the one-line
+reason the release could not allocate it (``// ALLOCATOR-FAILS <version>: ...``).
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[3]
 _ALIAS_DEF = re.compile(r"^(#\w+)\s*=\s*(.*)$")
 _ALIAS_USE = re.compile(r"#[A-Za-z_]\w*")
 _MODULE = re.compile(r"^module\s+attributes\s*(\{.*\})\s*\{\s*$")
-_FUNC = re.compile(r"^(?:tt\.func|func\.func)\b[^@]*@([\w.$-]+)")
+_FUNC = re.compile(r"^(\s*)(?:tt\.func|func\.func)\b[^@]*@([\w.$-]+)")
+_SECTION = re.compile(r"^//\s*-----\s*$")
+_OFFSET = re.compile(r"allocation\.offset = (\d+) : i32")
 _CALL = re.compile(r"\btt\.call\s+@([\w.$-]+)")
 _CHECK = re.compile(
     r"//\s*CHECK(?:-NEXT)?:\s*(scratch |virtual )?(?:offset = (\d+), )?size = (\d+)"
@@ -38,14 +46,23 @@ _USE = re.compile(r'^(\s*)"use"\((%[\w.]+)\)\s*:\s*\((!ttg\.memdesc<([^,>]+?)x?(
 _SUBVIEW = re.compile(r"ttg\.memdesc_subview (%[\w.]+)\[([^\]]*)\] : (!ttg\.memdesc<([^,]+),[^>]*>)"
                       r" -> (!ttg\.memdesc<([^,]+),[^>]*>)")  # fmt: skip
 USE_LAYOUT = "#lit_use"
+ROW_SUFFIX = "_lit_row"
 
 
 def _rank(shape_and_type: str) -> int:
     return shape_and_type.count("x")
 
 
-def adapt(line: str, counter: list[int]) -> tuple[str, bool]:
-    """A lit line in a form the release reads (README.md); True when a use op was added."""
+def adapt(
+    line: str, counter: list[int], retyped: dict[str, tuple[str, str]] | None = None
+) -> tuple[str, bool]:
+    """A lit line in a form the release reads (README.md); True when a use op was added.
+    ``retyped`` (value -> (old type, new type)) collects the views whose type the rewrite
+    changed, so that the lines using them are rewritten too."""
+    retyped = {} if retyped is None else retyped
+    for value, (old, new_type) in retyped.items():
+        if re.search(re.escape(value) + r"(?![\w.])", line):
+            line = line.replace(old, new_type)
     m = _USE.match(line)
     if m:
         indent, value, mtype = m.group(1), m.group(2), m.group(3)
@@ -58,29 +75,47 @@ def adapt(line: str, counter: list[int]) -> tuple[str, bool]:
         value, idx, src, src_shape, dst, dst_shape = s.groups()
         indices = [i.strip() for i in idx.split(",")]
         if _rank(dst_shape) == _rank(src_shape) - 1:
+            layout = re.search(r", (#\w+),", dst)
+            if _rank(dst_shape) == 1 and _rank(src_shape) == 2 and layout:
+                # A row of a 2-D buffer: 3.6 wants a rank-1 shared layout on a rank-1 view.
+                dst = dst.replace(layout.group(1), layout.group(1) + ROW_SUFFIX)
             new = f"ttg.memdesc_index {value}[{indices[0]}] : {src} -> {dst}"
         else:
+            # 3.9 wants a subslice's type to name the allocation's shape (3.6 accepts it).
             zeros = ", ".join("0" for _ in indices)
-            new = f"ttg.memdesc_subslice {value} [{zeros}] : {src} -> {dst}"
+            alloc_shape = src_shape.rsplit("x", 1)[0]
+            sliced = dst[:-1] + f", {alloc_shape}>"
+            result = re.match(r"\s*(%[\w.]+)\s*=", line)
+            if result:
+                retyped[result.group(1)] = (dst, sliced)
+            new = f"ttg.memdesc_subslice {value} [{zeros}] : {src} -> {sliced}"
         return line[: s.start()] + new + line[s.end() :], False
+    # 3.6 has no ttg.barrier; gpu.barrier (read by 3.6 to 3.9) is the same CTA barrier, and
+    # barriers take no shared memory.
+    if line.strip() == "ttg.barrier local":
+        return line.replace("ttg.barrier local", "gpu.barrier"), False
     return line, False
 
 
-def _functions(lines: list[str]) -> list[tuple[str, str, int, int]]:
-    """(name, module attributes, first line, last line) of every function, in file order."""
+def _functions(lines: list[str]) -> list[tuple[str, str, int, int, int]]:
+    """(name, module attributes, first line, last line, section) of every function, in file
+    order. A function ends at the first ``}`` indented as its ``tt.func`` line; a section is
+    a ``// -----`` part of the lit file (its own aliases, its own modules)."""
     out = []
-    attrs = "{}"
+    attrs, section = "{}", 0
     i = 0
     while i < len(lines):
+        if _SECTION.match(lines[i]):
+            attrs, section = "{}", section + 1
         mod = _MODULE.match(lines[i])
         if mod:
             attrs = mod.group(1)
         fn = _FUNC.match(lines[i])
         if fn:
             end = i
-            while end < len(lines) and lines[end].rstrip() != "}":
+            while end < len(lines) and lines[end].rstrip() != fn.group(1) + "}":
                 end += 1
-            out.append((fn.group(1), attrs, i, end))
+            out.append((fn.group(2), attrs, i, end, section))
             i = end
         i += 1
     return out
@@ -100,17 +135,24 @@ def _expectations(body: list[str]) -> list[str]:
     return out
 
 
-def split(lit: Path, source: str, out_dir: Path) -> int:
+def split(
+    lit: Path, source: str, out_dir: Path, only: set[str] | None = None, verdict: str = "clean"
+) -> int:
     lines = lit.read_text().splitlines()
-    aliases = {}
+    section_aliases: list[dict[str, str]] = [{}]
     for line in lines:
+        if _SECTION.match(line):
+            section_aliases.append({})
         m = _ALIAS_DEF.match(line)
         if m:
-            aliases[m.group(1)] = line
+            section_aliases[-1][m.group(1)] = line
     funcs = _functions(lines)
     by_name = {f[0]: f for f in funcs}
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name, attrs, first, last in funcs:
+    for name, attrs, first, last, section in funcs:
+        if only is not None and name not in only:
+            continue
+        aliases = section_aliases[section]
         # Expectations: the remarks above the function, then the CHECK lines inside it.
         above = []
         j = first - 1
@@ -129,6 +171,7 @@ def split(lit: Path, source: str, out_dir: Path) -> int:
                     callees.append(callee)
                     todo.append(callee)
         counter, used = [0], False
+        retyped: dict[str, tuple[str, str]] = {}
         text_fns = []
         for fname in [*reversed(callees), name]:
             f = by_name[fname]
@@ -136,7 +179,7 @@ def split(lit: Path, source: str, out_dir: Path) -> int:
             for ln in lines[f[2] : f[3] + 1]:
                 if _COMMENT.match(ln):
                     continue
-                new, u = adapt(ln, counter)
+                new, u = adapt(ln, counter, retyped)
                 used = used or u
                 kept.append(new)
             text_fns.append("\n".join(kept))
@@ -149,6 +192,11 @@ def split(lit: Path, source: str, out_dir: Path) -> int:
             needed.add(a)
             todo_a.extend(_ALIAS_USE.findall(aliases[a].split("=", 1)[1]))
         defs = [aliases[a] for a in aliases if a in needed]
+        for a in sorted(set(_ALIAS_USE.findall(fn_text))):
+            base = a[: -len(ROW_SUFFIX)]
+            if a.endswith(ROW_SUFFIX) and base in aliases:
+                row = re.sub(r"order = \[[^\]]*\]", "order = [0]", aliases[base])
+                defs.append(row.replace(base, a, 1))
         if used:
             warps = re.search(r'"ttg\.num-warps"\s*=\s*(\d+)', attrs)
             defs.append(
@@ -156,7 +204,11 @@ def split(lit: Path, source: str, out_dir: Path) -> int:
                 f"[32], warpsPerCTA = [{warps.group(1) if warps else 4}], order = [0]}}>"
             )
         header = [f"// Source: {source} (MIT license), function @{name}; split out, adapted as "
-                  "README.md says.", "// EXPECT: clean", *expect]  # fmt: skip
+                  "README.md says.", f"// EXPECT: {verdict}", *expect]  # fmt: skip
+        if attrs == "{}":
+            # A lit section with no module: Triton's allocator needs the warp count, which
+            # the lit file leaves to the pass; 4, as the section's partitions assume.
+            attrs = '{"ttg.num-warps" = 4 : i32}'
         text = "\n".join([*header, *defs, f"module attributes {attrs} {{", fn_text, "}", ""])
         (out_dir / f"{name}.ttgir").write_text(text)
     return 0
@@ -172,9 +224,70 @@ def allocate_dir(out_dir: Path, python: str) -> int:
         except AllocationError as exc:
             print(f"{path.name}: {exc}", file=sys.stderr)
             continue
-        record = {"module": done.module, "debug": done.debug, "version": done.version}
-        path.with_suffix(".alloc.json").write_text(json.dumps(record, indent=1) + "\n")
+        record = {"module": done.module, "debug": clean_debug(done.debug), "version": done.version}
+        stored = path.with_name(f"{path.stem}.{done.version}.alloc.json")
+        stored.write_text(json.dumps(record, indent=1) + "\n")
     return 0
+
+
+def clean_debug(debug: str) -> str:
+    """The allocator's debug text without the Python warnings the release printed around it
+    (they quote the machine's paths and say nothing about the allocation)."""
+    out, skip = [], False
+    for line in debug.splitlines(keepends=True):
+        if re.match(r"^\S+\.py:\d+: \w*Warning:", line):
+            skip = True
+            continue
+        if skip and line.startswith("  "):
+            continue
+        skip = False
+        out.append(line)
+    return "".join(out)
+
+
+def function_offsets(module: str, name: str) -> list[int]:
+    """The allocation.offset values the allocator printed inside function @name (its own ops
+    and the tt.func line; not its callees, which are functions of their own)."""
+    lines = module.splitlines()
+    for i, line in enumerate(lines):
+        fn = _FUNC.match(line)
+        if fn and fn.group(2) == name:
+            end = i
+            while end < len(lines) and lines[end].rstrip() != fn.group(1) + "}":
+                end += 1
+            return sorted(int(o) for ln in lines[i : end + 1] for o in _OFFSET.findall(ln))
+    return []
+
+
+def record_offsets(out_dir: Path, python: str | None) -> int:
+    """Write, into each file that states no EXPECT-BUFFER line, what the release printed."""
+    sys.path.insert(0, str(ROOT))
+    from alias_spec.plan.runner import AllocationError, allocate
+
+    for path in sorted(out_dir.glob("*.ttgir")):
+        text = path.read_text()
+        if "// EXPECT-BUFFER:" in text:
+            continue
+        try:
+            done = allocate(text, python, prepasses="as_written")
+            version = done.version
+            line = f"// ALLOCATOR-OFFSETS {version}: " + " ".join(
+                str(o) for o in function_offsets(done.module, path.stem)
+            )
+        except AllocationError as exc:
+            version = _version(python)
+            line = f"// ALLOCATOR-FAILS {version}: {exc}"
+        kept = [ln for ln in text.splitlines() if not re.match(rf"// ALLOCATOR-\w+ {version}:", ln)]
+        at = next(i for i, ln in enumerate(kept) if not ln.startswith("//"))
+        path.write_text("\n".join([*kept[:at], line.rstrip(), *kept[at:]]) + "\n")
+    return 0
+
+
+def _version(python: str | None) -> str:
+    import subprocess
+
+    cmd = [python or sys.executable, "-c", "import triton; print(triton.__version__)"]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,12 +297,20 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("lit", type=Path)
     s.add_argument("--source", required=True, help='"REPO FILE at commit COMMIT"')
     s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--only", help="comma-separated function names (default: all)")
+    s.add_argument("--verdict", default="clean", choices=["clean", "no-false-alarm"])
     a = sub.add_parser("allocate")
     a.add_argument("dir", type=Path)
     a.add_argument("--python", required=True)
+    o = sub.add_parser("offsets")
+    o.add_argument("dir", type=Path)
+    o.add_argument("--python")
     args = ap.parse_args(argv)
     if args.cmd == "split":
-        return split(args.lit, args.source, args.out)
+        only = set(args.only.split(",")) if args.only else None
+        return split(args.lit, args.source, args.out, only, args.verdict)
+    if args.cmd == "offsets":
+        return record_offsets(args.dir, args.python)
     return allocate_dir(args.dir, args.python)
 
 

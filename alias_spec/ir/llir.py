@@ -1,0 +1,536 @@
+"""Reading LLVM IR through llvmlite: module -> functions -> blocks -> instructions.
+
+LLVM's own parser (the one llvmlite carries) reads the text; this module turns what it built into
+plain Python records (opcode, result name and type, operands, successors, the input line, the
+debug location, metadata) so that no LLVM object outlives the call. Constant expressions, whose
+parts llvmlite does not expose, are read from LLVM's own canonical printing of them.
+
+Two kinds of text LLVM's parser would refuse are made readable first, and only these: float
+literals in the newer spelling (``f0x3FB8AA3B``, ``-inf``: values, never addresses) and, in
+hand-written excerpts, globals and functions used without a declaration (declared the way
+their uses need). Everything else the parser rejects is a one-line ``LlirError``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+# Bounds no real kernel comes near: past them the text is rejected so that work stays bounded.
+MAX_BYTES = 64 * 2**20
+MAX_INSTRUCTIONS = 2_000_000
+MAX_CONST_DEPTH = 64  # nesting of a constant expression
+MAX_DECLARATIONS = 4096  # declarations added to a hand-written excerpt
+
+NEEDS_LLVMLITE = "alias-spec plan --llir needs llvmlite: pip install 'tle-alias-spec[plan]'"
+
+
+class LlirError(ValueError):
+    """Text that is not LLVM IR this reader can read (one line)."""
+
+
+@dataclass
+class Operand:
+    """One operand. ``kind``: "value" (an instruction's result; ``ref`` its index in the
+    function), "arg" (``ref`` the parameter's index), "global" / "function" (``name`` without
+    the @), "int" (``value``), "bool", "null" (a null pointer or zero aggregate), "undef"
+    (undef / poison), "vector" (``elems``), "splat" (``elems``: the one lane), "expr" (a
+    constant expression: ``opcode``, ``elems`` its operands, ``text`` its source type for a
+    getelementptr), "block" (``ref`` the block's index), "asm" (``text``: the asm string,
+    ``constraints``), "other" (floats, metadata, what is not modelled)."""
+
+    kind: str
+    type: str
+    ref: int = -1
+    name: str = ""
+    value: int | None = None
+    opcode: str = ""
+    elems: list[Operand] = field(default_factory=list)
+    text: str = ""
+    constraints: str = ""
+    flags: tuple[str, ...] = ()
+
+
+@dataclass
+class Instruction:
+    index: int  # in its function, in textual order
+    opcode: str
+    name: str  # "%7" as the input spells it ("" when it has no result)
+    type: str
+    operands: list[Operand]
+    text: str  # the instruction as LLVM prints it
+    block: int
+    line: int  # in the input text (the function's line when not known)
+    column: int
+    dbg: str | None = None  # the kernel source location "file:line:col"
+    metadata: dict[str, str] = field(default_factory=dict)  # attachment -> "!N"
+    targets: list[int] = field(default_factory=list)  # successor blocks, in textual order
+    incoming: list[int] = field(default_factory=list)  # a phi's incoming blocks
+    predicate: str = ""  # icmp / fcmp
+    source_type: str = ""  # getelementptr's source element type
+    indices: list[int] = field(default_factory=list)  # extractvalue / insertvalue
+    callee: Operand | None = None  # a call's callee; ``operands`` are then its arguments
+
+
+@dataclass
+class Block:
+    index: int
+    name: str
+    instructions: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Param:
+    name: str
+    type: str
+
+
+@dataclass
+class Function:
+    name: str
+    line: int
+    params: list[Param]
+    blocks: list[Block]
+    instructions: list[Instruction]
+    attributes: str  # the function's attributes as LLVM prints them
+    threads: int | None = None  # the block size its nvvm.reqntid / maxntid attribute gives
+
+
+@dataclass
+class Module:
+    functions: list[Function]  # definitions only
+    declarations: list[str]  # functions declared, not defined
+    metadata: dict[str, str]  # "!N" -> its text
+
+    def function(self, name: str) -> Function | None:
+        return next((f for f in self.functions if f.name == name), None)
+
+
+# --- the text before LLVM reads it -------------------------------------------------------------
+
+_HEX_FLOAT = re.compile(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
+_SPECIAL_FLOAT = re.compile(r"(?<=[\s,(\[<])([+-]?)(inf|nan|qnan)\b(?![(.\w])")
+_UNDEFINED = re.compile(r"use of undefined value '@")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_GLOBAL_NAME = r'@(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)'
+_DEFINED = re.compile(
+    rf"^\s*(?:define|declare)\b[^@\n]*({_GLOBAL_NAME})\s*\(|^\s*({_GLOBAL_NAME})\s*=", re.M
+)
+_USED = re.compile(rf"(addrspace\((\d+)\)\s+)?({_GLOBAL_NAME})(\s*\()?")
+
+
+def _hex_float(m: re.Match[str]) -> str:
+    """The newer exact-bits spelling as the older one: doubles and floats both as a double's
+    bits (a float widens exactly); others keep the digits and LLVM says if it objects."""
+    digits = m.group(1)
+    if len(digits) == 8:
+        value = struct.unpack(">f", bytes.fromhex(digits))[0]
+        return "0x%016X" % struct.unpack(">Q", struct.pack(">d", value))[0]
+    if len(digits) == 16:
+        return "0x" + digits.upper()
+    return m.group(0)
+
+
+def _special_float(m: re.Match[str]) -> str:
+    if m.group(2) == "inf":
+        return "0xFFF0000000000000" if m.group(1) == "-" else "0x7FF0000000000000"
+    return "0xFFF8000000000000" if m.group(1) == "-" else "0x7FF8000000000000"
+
+
+def _modernised(text: str) -> str:
+    if "f0x" in text:
+        text = _HEX_FLOAT.sub(_hex_float, text)
+    if "inf" in text or "nan" in text:
+        text = _SPECIAL_FLOAT.sub(_special_float, text)
+    return text
+
+
+def _declarations(text: str) -> str:
+    """Declarations for the globals and functions the text uses but never declares (a
+    hand-written excerpt): a function where a call names it, else a global of the address
+    space its use gives."""
+    bare = _STRING.sub(lambda m: m.group(0) if m.start() and text[m.start() - 1] == "@" else '""',
+                       text)  # fmt: skip
+    defined = {a or b for a, b in _DEFINED.findall(bare)}
+    wanted: dict[str, str] = {}
+    for m in _USED.finditer(bare):
+        name = m.group(3)
+        if name in defined or name in wanted:
+            continue
+        if m.group(4):
+            wanted[name] = f"declare void {name}(...)"
+        else:
+            space = f" addrspace({m.group(2)})" if m.group(2) else ""
+            wanted[name] = f"{name} = external{space} global [0 x i8]"
+        if len(wanted) > MAX_DECLARATIONS:
+            break
+    return "\n".join(wanted.values())
+
+
+# --- llvmlite ------------------------------------------------------------------------------------
+
+
+def _llvm() -> Any:
+    try:
+        import llvmlite.binding as llvm
+    except ImportError:
+        raise LlirError(NEEDS_LLVMLITE) from None
+    return llvm
+
+
+def _parse(llvm: Any, text: str) -> Any:
+    try:
+        return llvm.parse_assembly(text)
+    except RuntimeError as exc:
+        raise LlirError(_parse_message(str(exc))) from None
+
+
+def _parse_message(raw: str) -> str:
+    """LLVM's parse error as one line: "line N: what"."""
+    for line in raw.splitlines():
+        m = re.match(r"^<string>:(\d+):(\d+):\s*(?:error:\s*)?(.*)$", line)
+        if m:
+            return f"line {m.group(1)}: {m.group(3).strip()} (LLVM's parser rejects it)"
+    return " ".join(raw.split())[:200] or "LLVM's parser rejects the text"
+
+
+def _key(v: Any) -> int:
+    """The identity of an LLVM value (llvmlite makes a new wrapper per access)."""
+    return ctypes.cast(v._as_parameter_, ctypes.c_void_p).value or 0
+
+
+def read(text: str) -> Module:
+    """The module the text holds. Raises LlirError (one line) on text LLVM does not accept,
+    text without a function definition, or text past the bounds above."""
+    if not isinstance(text, str):
+        raise LlirError("LLVM IR must be text")
+    if len(text) > MAX_BYTES:
+        raise LlirError("LLVM IR larger than the 64 MiB limit")
+    if "\0" in text:
+        raise LlirError("LLVM IR holds a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise LlirError("LLVM IR is not valid Unicode text") from None
+    llvm = _llvm()
+    source = _modernised(text)
+    try:
+        mod = _parse(llvm, source)
+    except LlirError as exc:
+        if not _UNDEFINED.search(str(exc)):
+            raise
+        extra = _declarations(source)
+        if not extra:
+            raise
+        try:
+            mod = _parse(llvm, source + "\n" + extra + "\n")
+        except LlirError:
+            raise exc from None
+    try:
+        return _convert(mod, text)
+    finally:
+        mod.close()
+
+
+# --- from LLVM objects to records ---------------------------------------------------------------
+
+_ASSIGN = re.compile(r'^\s*(%(?:"(?:[^"\\]|\\.)*"|[-\w.$]+))\s*=')
+_LABEL = re.compile(r'^(?:"(?:[^"\\]|\\.)*"|[-\w.$]+):(?:\s|;|$)')
+_DEFINE_LINE = re.compile(r"^\s*define\b")
+_DBG = re.compile(r"!dbg\s+(![-\w.]+)")
+_ATTACH = re.compile(r",\s*(![-\w.]+)\s+(![-\w.]+|!\{[^}]*\})")
+_META_LINE = re.compile(r"^(![-\w.]+)\s*=\s*(?:distinct\s+)?(.*)$")
+_THREADS = re.compile(r'"nvvm\.(?:reqntid|maxntid)"="(\d+)(?:,(\d+))?(?:,(\d+))?"')
+_ASM = re.compile(
+    r'\basm\s+(?:(?:sideeffect|alignstack|inteldialect|unwind)\s+)*"((?:[^"\\]|\\.)*)"\s*,\s*'
+    r'"((?:[^"\\]|\\.)*)"'
+)
+
+
+def _source_lines(text: str) -> list[tuple[int, list[tuple[int, int]]]]:
+    """Per function definition of the input, in order: its line and each instruction's (line,
+    column). An instruction is a body line that is not a label, a comment or the rest of a
+    switch's case list."""
+    out: list[tuple[int, list[tuple[int, int]]]] = []
+    cur: list[tuple[int, int]] | None = None
+    in_cases = False
+    for no, raw in enumerate(text.splitlines(), start=1):
+        s = raw.strip()
+        if cur is None:
+            if _DEFINE_LINE.match(raw) and s.endswith("{"):
+                cur = []
+                out.append((no, cur))
+            continue
+        if s == "}":
+            cur = None
+            continue
+        if in_cases:
+            in_cases = "]" not in _STRING.sub('""', s)
+            continue
+        if not s or s.startswith(";") or _LABEL.match(s):
+            continue
+        cur.append((no, len(raw) - len(raw.lstrip()) + 1))
+        body = _STRING.sub('""', s)
+        in_cases = body.startswith("switch") and "[" in body and "]" not in body
+    return out
+
+
+def _convert(mod: Any, text: str) -> Module:
+    printed = str(mod)
+    metadata: dict[str, str] = {}
+    for line in printed.splitlines():
+        if line.startswith("!"):
+            mm = _META_LINE.match(line)
+            if mm:
+                metadata[mm.group(1)] = mm.group(2)
+    sources = _source_lines(text)
+    functions: list[Function] = []
+    declarations: list[str] = []
+    total = 0
+    for fn in mod.functions:
+        if fn.is_declaration:
+            declarations.append(fn.name)
+            continue
+        place = sources[len(functions)] if len(functions) < len(sources) else (0, [])
+        f = _function(fn, place, metadata)
+        total += len(f.instructions)
+        if total > MAX_INSTRUCTIONS:
+            raise LlirError(f"more than {MAX_INSTRUCTIONS} instructions")
+        functions.append(f)
+    return Module(functions, declarations, metadata)
+
+
+def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], meta: dict[str, str]) -> Function:
+    fline, where = place
+    params = [Param(_param_name(a, i), str(a.type)) for i, a in enumerate(fn.arguments)]
+    arg_of = {_key(a): i for i, a in enumerate(fn.arguments)}
+    blocks: list[Block] = []
+    block_of: dict[int, int] = {}
+    raw: list[tuple[Any, int]] = []
+    for b in fn.blocks:
+        block_of[_key(b)] = len(blocks)
+        blocks.append(Block(len(blocks), b.name))
+        for ins in b.instructions:
+            blocks[-1].instructions.append(len(raw))
+            raw.append((ins, len(blocks) - 1))
+            if len(raw) > MAX_INSTRUCTIONS:
+                raise LlirError(f"@{fn.name}: more than {MAX_INSTRUCTIONS} instructions")
+    index_of = {_key(ins): i for i, (ins, _) in enumerate(raw)}
+    lines = where if len(where) == len(raw) else []  # the input's lines, when they line up
+    attrs = " ".join(a.decode("utf-8", "replace") if isinstance(a, bytes) else str(a)
+                     for a in fn.attributes)  # fmt: skip
+    out = Function(fn.name, fline, params, blocks, [], attrs)
+    t = _THREADS.search(attrs)
+    if t:
+        n = 1
+        for g in t.groups():
+            n *= int(g) if g else 1
+        out.threads = n
+    refs = (index_of, arg_of, block_of)
+    for i, (ins, blk) in enumerate(raw):
+        line, col = lines[i] if lines else (fline, 1)
+        out.instructions.append(_instruction(ins, i, blk, line, col, refs, meta))
+    return out
+
+
+def _param_name(a: Any, i: int) -> str:
+    return "%" + a.name if a.name else f"%{i}"
+
+
+def _instruction(ins: Any, i: int, blk: int, line: int, col: int,
+                 refs: tuple[dict[int, int], dict[int, int], dict[int, int]],
+                 meta: dict[str, str]) -> Instruction:  # fmt: skip
+    text = str(ins).strip()
+    op = ins.opcode
+    m = _ASSIGN.match(text)
+    name = m.group(1) if m else ("%" + ins.name if ins.name else "")
+    operands = [_operand(o, refs) for o in ins.operands]
+    out = Instruction(i, op, name, str(ins.type), operands, text, blk, line, col)
+    body = _STRING.sub('""', text)
+    for key, val in _ATTACH.findall(body):
+        out.metadata[key[1:]] = val
+    d = _DBG.search(body)
+    if d:
+        out.dbg = _dbg_loc(d.group(1), meta)
+    rhs = body[m.end() :].strip() if m else body
+    rhs = re.sub(r"^(?:tail|musttail|notail)\s+", "", rhs)
+    if op == "br":
+        blocks = [o.ref for o in operands if o.kind == "block"]
+        out.targets = blocks[::-1] if len(blocks) == 2 else blocks  # LLVM keeps them reversed
+    elif op in ("switch", "indirectbr", "callbr", "invoke"):
+        out.targets = [o.ref for o in operands if o.kind == "block"]
+    elif op == "phi":
+        out.incoming = [refs[2].get(_key(b), -1) for b in ins.incoming_blocks]
+    elif op in ("icmp", "fcmp"):
+        words = rhs.split()
+        words = [w for w in words[1:] if w not in ("samesign", "fast", "nnan", "ninf", "nsz")]
+        out.predicate = words[0] if words else ""
+    elif op == "getelementptr":
+        g = re.match(r"getelementptr\s+(?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*", rhs)
+        if g:
+            out.source_type = _split_top(rhs[g.end() :])[0]
+    elif op in ("extractvalue", "insertvalue"):
+        parts = _split_top(re.sub(r",\s*!.*$", "", rhs))
+        skip = 1 if op == "extractvalue" else 2
+        out.indices = [int(p) for p in parts[skip:] if p.strip().isdigit()]
+    elif op == "call" and operands:
+        out.callee = operands[-1]
+        out.operands = operands[:-1]
+    return out
+
+
+def _operand(o: Any, refs: tuple[dict[int, int], dict[int, int], dict[int, int]]) -> Operand:
+    kind = o.value_kind.name
+    ty = str(o.type)
+    if kind == "instruction":
+        return Operand("value", ty, refs[0].get(_key(o), -1))
+    if kind == "argument":
+        return Operand("arg", ty, refs[1].get(_key(o), -1))
+    if kind == "basic_block":
+        return Operand("block", "label", refs[2].get(_key(o), -1))
+    if kind == "global_variable":
+        return Operand("global", ty, name=o.name)
+    if kind == "function":
+        return Operand("function", ty, name=o.name)
+    if kind == "constant_int":
+        if ty == "i1":
+            return Operand("bool", ty, value=int(o.get_constant_value()))
+        return Operand("int", ty, value=int(o.get_constant_value(signed_int=True)))
+    if kind in ("constant_pointer_null", "constant_aggregate_zero"):
+        return Operand("null", ty)
+    if kind in ("undef_value", "poison_value"):
+        return Operand("undef", ty)
+    if kind == "inline_asm":
+        m = _ASM.search(str(o))
+        if m:
+            return Operand("asm", ty, text=_unescape(m.group(1)), constraints=m.group(2))
+        return Operand("other", ty)
+    if kind in ("constant_expr", "constant_vector", "constant_data_vector", "constant_struct",
+                "constant_array", "constant_data_array"):  # fmt: skip
+        return _constant(str(o))
+    return Operand("other", ty)
+
+
+def _unescape(text: str) -> str:
+    """An LLVM string's hex escapes decoded (asm text uses \\0A, \\09, \\22, \\5C)."""
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+def _dbg_loc(ref: str, meta: dict[str, str]) -> str | None:
+    loc = meta.get(ref, "")
+    lm = re.search(r"line: (\d+), column: (\d+), scope: (![-\w.]+)", loc)
+    if not lm:
+        return None
+    file = "?"
+    scope = meta.get(lm.group(3), "")
+    for _ in range(16):  # lexical blocks lead to their subprogram, which names the file
+        fm = re.search(r"file: (![-\w.]+)", scope)
+        if fm:
+            fl = re.search(r'filename: "([^"]*)"', meta.get(fm.group(1), ""))
+            if fl:
+                file = fl.group(1)
+            break
+        sm = re.search(r"scope: (![-\w.]+)", scope)
+        if not sm:
+            break
+        scope = meta.get(sm.group(1), "")
+    return f"{file}:{lm.group(1)}:{lm.group(2)}"
+
+
+# --- constants, from LLVM's printing of them -----------------------------------------------------
+
+
+def _split_top(text: str) -> list[str]:
+    """Split at commas outside brackets and strings."""
+    out: list[str] = []
+    depth, cur, quoted = 0, [], False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted:
+            if ch in "([{<":
+                depth += 1
+            elif ch in ")]}>":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                out.append("".join(cur).strip())
+                cur = []
+                continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def split_type(text: str) -> tuple[str, str]:
+    """``TYPE rest`` split where TYPE may hold brackets (``<4 x i32>``, ``ptr addrspace(3)``)."""
+    text = text.strip()
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "<[{(":
+            depth += 1
+        elif ch in ">]})":
+            depth -= 1
+        elif ch == " " and depth == 0:
+            head = text[:i]
+            if head == "ptr" and text[i:].lstrip().startswith("addrspace("):
+                continue
+            return head, text[i + 1 :].strip()
+    return text, ""
+
+
+_CAST = ("ptrtoint", "inttoptr", "addrspacecast", "bitcast", "trunc", "zext", "sext")
+_CONST_BINOPS = ("add", "sub", "mul", "xor", "shl", "and", "or")
+
+
+def _constant(typed: str, depth: int = 0) -> Operand:
+    """A typed constant as LLVM prints it (``i32 ptrtoint (ptr addrspace(3) @g to i32)``)."""
+    ty, tok = split_type(typed)
+    return _value(ty, tok, depth)
+
+
+def _value(ty: str, tok: str, depth: int) -> Operand:
+    tok = tok.strip()
+    if depth > MAX_CONST_DEPTH:
+        return Operand("other", ty)
+    if re.fullmatch(r"-?\d+", tok):
+        if ty == "i1":
+            return Operand("bool", ty, value=int(tok) & 1)
+        return Operand("int", ty, value=int(tok))
+    if tok in ("true", "false"):
+        return Operand("bool", ty, value=int(tok == "true"))
+    if tok in ("null", "zeroinitializer"):
+        return Operand("null", ty)
+    if tok in ("undef", "poison"):
+        return Operand("undef", ty)
+    if re.fullmatch(_GLOBAL_NAME, tok):
+        return Operand("global", ty, name=tok[1:].strip('"'))
+    if tok.startswith("<") and tok.endswith(">") and not tok.startswith("<{"):
+        return Operand("vector", ty,
+                       elems=[_constant(x, depth + 1) for x in _split_top(tok[1:-1])])  # fmt: skip
+    sp = re.fullmatch(r"splat\s*\((.*)\)", tok)
+    if sp:
+        return Operand("splat", ty, elems=[_constant(sp.group(1), depth + 1)])
+    m = re.match(r"([a-z]+)\s+((?:(?:inbounds|nuw|nsw|nusw|exact|inrange\([^)]*\))\s+)*)\((.*)\)$",
+                 tok)  # fmt: skip
+    if m:
+        op, flags, inner = m.group(1), tuple(m.group(2).split()), m.group(3)
+        if op == "getelementptr":
+            parts = _split_top(inner)
+            if len(parts) >= 2:
+                return Operand("expr", ty, opcode=op, text=parts[0], flags=flags,
+                               elems=[_constant(p, depth + 1) for p in parts[1:]])  # fmt: skip
+        elif op in _CAST:
+            c = re.match(r"(.*)\s+to\s+(.+)$", inner)
+            if c:
+                return Operand("expr", ty, opcode=op, flags=flags,
+                               elems=[_constant(c.group(1), depth + 1)])  # fmt: skip
+        elif op in _CONST_BINOPS:
+            parts = _split_top(inner)
+            if len(parts) == 2:
+                return Operand("expr", ty, opcode=op, flags=flags,
+                               elems=[_constant(p, depth + 1) for p in parts])  # fmt: skip
+    return Operand("other", ty, text=tok[:200])

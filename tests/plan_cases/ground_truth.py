@@ -1,0 +1,209 @@
+"""Gluon kernels that decide, on a GPU, whether a verdict of ``alias-spec plan`` is right.
+
+Two kernels the validator must flag, because Triton 3.6 corrupts a live buffer in them:
+
+- ``frame_constexpr``: the call-frame bug through a non-inlined helper that takes a constexpr
+  argument (its mangled name is a quoted symbol in TTGIR and LLVM IR). The caller holds a 4 KiB
+  buffer across the call; the allocator places the call's frame after it, the callee
+  addresses its scratch from the shared base.
+- ``tma_store_pending``: a buffer whose TMA store (shared to global, asynchronous) is still
+  in flight when the allocator gives its bytes to the next buffer: the allocator's liveness ends
+  at the copy op, the ``store_wait`` comes after the new buffer is written.
+
+Two the validator must prove clean (a finding there is a false alarm):
+
+- ``if_branches``: one buffer allocated in each branch of an ``scf.if``; never live together.
+- ``ws_private``: a warp-specialized kernel whose partitions each allocate their own buffer
+  and reduce through scratch, after a ring handed from the default partition to a worker.
+
+``CASES`` records, for each, the expected verdict (``expect``), how to launch it and what a
+correct run writes. ``tests/test_plan_ground_truth.py`` compiles each for sm_90 on the CPU and
+asserts the verdict; ``tests/gpu/test_plan_ground_truth.py`` launches each and counts the values
+that differ from the reference. This file needs Triton only (no torch, no solver).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import fence_async_shared, mbarrier, tma
+
+# Names that differ between releases: the CTA barrier (thread_barrier up to 3.8, barrier
+# after), the TMA store (async_copy_shared_to_global up to 3.7, async_store after).
+_barrier = getattr(gl, "barrier", None) or gl.thread_barrier
+_tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_global
+
+N: gl.constexpr = gl.constexpr(1024)
+PLAIN: gl.constexpr = gl.constexpr(gl.SwizzledSharedLayout(1, 1, 1, [0]))
+
+
+# --- (a) the call-frame bug through a helper with a constexpr argument -------------------------
+
+
+@gluon.jit(noinline=True)
+def _scaled_helper(x_ptr, y_ptr, SCALE: gl.constexpr):
+    a: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    b: gl.constexpr = gl.BlockedLayout([4], [32], [gl.num_warps()], [0])
+    offs = gl.arange(0, N, layout=a)
+    y = gl.convert_layout(gl.load(x_ptr + offs) * SCALE, b)  # scratch: a layout conversion
+    total = gl.sum(y, axis=0)  # scratch: a cross-warp reduction
+    gl.store(y_ptr + gl.arange(0, N, layout=b), y + total)
+
+
+@gluon.jit
+def frame_constexpr(x_ptr, y_ptr, out_ptr):
+    """out = x through a 4 KiB buffer held across the call; y = 3x + sum(3x)."""
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    offs = gl.arange(0, N, layout=lay)
+    buf = gl.allocate_shared_memory(gl.float32, [N], PLAIN)
+    buf.store(gl.load(x_ptr + offs))
+    _barrier()
+    _scaled_helper(x_ptr, y_ptr, 3.0)
+    _barrier()
+    gl.store(out_ptr + offs, buf.load(lay))
+
+
+# --- (b) a TMA store still pending when its bytes are reused ---------------------------------
+
+TBM: gl.constexpr = gl.constexpr(64)
+TBN: gl.constexpr = gl.constexpr(128)
+
+
+@gluon.jit
+def tma_store_pending(out_ptr, chk_ptr, M):
+    """Tile pid of out (M x TBN fp32) = pid * TBM * TBN + its row-major index, stored by TMA
+    from ``a``; ``b`` (the negated tile, read back into chk) is written before the wait."""
+    lay: gl.constexpr = gl.NVMMASharedLayout.get_default_for([TBM, TBN], gl.float32)
+    reg: gl.constexpr = gl.BlockedLayout([1, 4], [4, 8], [gl.num_warps(), 1], [1, 0])
+    pid = gl.program_id(0)
+    rows = gl.arange(0, TBM, layout=gl.SliceLayout(1, reg))
+    cols = gl.arange(0, TBN, layout=gl.SliceLayout(0, reg))
+    idx = rows[:, None] * TBN + cols[None, :]
+    vals = (pid * TBM * TBN + idx).to(gl.float32)
+    desc = tma.make_tensor_descriptor(out_ptr, [M, TBN], [TBN, 1], [TBM, TBN], lay)
+    a = gl.allocate_shared_memory(gl.float32, [TBM, TBN], lay, vals)
+    fence_async_shared()
+    _tma_store(desc, [pid * TBM, 0], a)
+    # For the allocator `a` dies at the copy op: `b` may take its bytes while the copy reads.
+    b = gl.allocate_shared_memory(gl.float32, [TBM, TBN], lay, -vals)
+    tma.store_wait(0)
+    gl.store(chk_ptr + pid * TBM * TBN + idx, b.load(reg))
+
+
+# --- (c) one buffer in each branch of an scf.if ---------------------------------------------
+
+
+@gluon.jit
+def if_branches(x_ptr, out_ptr, flag):
+    """out = 2x + 1 when flag > 0, else x - 1; each branch through its own buffer, and a
+    layout conversion (scratch) after the branch."""
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    other: gl.constexpr = gl.BlockedLayout([4], [32], [gl.num_warps()], [0])
+    offs = gl.arange(0, N, layout=lay)
+    x = gl.load(x_ptr + offs)
+    if flag > 0:
+        a = gl.allocate_shared_memory(gl.float32, [N], PLAIN, x * 2.0)
+        _barrier()
+        y = a.load(lay) + 1.0
+    else:
+        b = gl.allocate_shared_memory(gl.float32, [N], PLAIN, x)
+        _barrier()
+        y = b.load(lay) - 1.0
+    z = gl.convert_layout(y, other)
+    gl.store(out_ptr + gl.arange(0, N, layout=other), z)
+
+
+# --- (d) a warp-specialized kernel with private buffers in its partitions ---------------------
+
+WB: gl.constexpr = gl.constexpr(128)
+SLOTS: gl.constexpr = gl.constexpr(2)
+
+
+@gluon.jit
+def _ws_default(ring, full, empty, out_ptr, n):
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+    offs = gl.arange(0, WB, layout=lay)
+    # A buffer dead before the loop: the allocator may give its bytes to `mine` below.
+    first = gl.allocate_shared_memory(gl.float32, [WB], PLAIN, gl.full([WB], 0.5, gl.float32, lay))
+    _barrier()
+    acc = first.load(lay)
+    for i in range(n):
+        slot = i % SLOTS
+        mbarrier.wait(full.index(slot), (i // SLOTS) & 1)
+        acc += ring.index(slot).load(lay)
+        mbarrier.arrive(empty.index(slot), count=1)
+    mine = gl.allocate_shared_memory(gl.float32, [WB], PLAIN, acc)
+    _barrier()
+    back = mine.load(lay)
+    gl.store(out_ptr + offs, back + gl.sum(back, axis=0))
+
+
+@gluon.jit
+def _ws_worker(ring, full, empty, in_ptr, side_ptr, n):
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
+    offs = gl.arange(0, WB, layout=lay)
+    seen = gl.zeros([WB], gl.float32, lay)
+    for i in range(n):
+        slot = i % SLOTS
+        mbarrier.wait(empty.index(slot), ((i // SLOTS) & 1) ^ 1)
+        v = gl.load(in_ptr + i * WB + offs)
+        ring.index(slot).store(v)
+        mbarrier.arrive(full.index(slot), count=1)
+        seen = gl.maximum(seen, v)
+    own = gl.allocate_shared_memory(gl.float32, [WB], PLAIN, seen)
+    back = own.load(lay)
+    gl.store(side_ptr + offs, back + gl.max(back, axis=0))
+
+
+@gluon.jit
+def ws_private(in_ptr, out_ptr, side_ptr, n):
+    """out = s + sum(s) with s = 0.5 + the column sums of in (n x WB); side = m + max(m) with
+    m the column maxima (of 0 and in)."""
+    ring = gl.allocate_shared_memory(gl.float32, [SLOTS, WB], PLAIN)
+    full = gl.allocate_shared_memory(gl.int64, [SLOTS, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [SLOTS, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(SLOTS):
+        mbarrier.init(full.index(s), count=1)
+        mbarrier.init(empty.index(s), count=1)
+    gl.warp_specialize(
+        [
+            (_ws_default, (ring, full, empty, out_ptr, n)),
+            (_ws_worker, (ring, full, empty, in_ptr, side_ptr, n)),
+        ],
+        [1],
+        [48],
+    )
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    fn: Any
+    signature: dict[str, str]
+    expect: str  # the verdict a right validator gives: "findings" (Triton corrupts) or "clean"
+    klass: str  # the class of issue 17 it stands for
+    options: dict[str, Any] = field(default_factory=lambda: {"num_warps": 4})
+    # Set where the validator's verdict is known to be wrong today: the CPU test is then an
+    # xfail(strict=True) with this reason, so it starts failing the day the verdict is fixed.
+    known_wrong: str | None = None
+
+
+F32 = "*fp32"
+CASES: dict[str, Case] = {
+    c.name: c
+    for c in (
+        Case("frame_constexpr", frame_constexpr, {"x_ptr": F32, "y_ptr": F32, "out_ptr": F32},
+             "findings", "call frame of a noinline helper with a constexpr argument"),
+        Case("tma_store_pending", tma_store_pending,
+             {"out_ptr": F32, "chk_ptr": F32, "M": "i32"}, "findings",
+             "a TMA store pending when its bytes go to another buffer"),
+        Case("if_branches", if_branches, {"x_ptr": F32, "out_ptr": F32, "flag": "i32"},
+             "clean", "buffers in the two branches of an scf.if"),
+        Case("ws_private", ws_private,
+             {"in_ptr": F32, "out_ptr": F32, "side_ptr": F32, "n": "i32"}, "clean",
+             "a warp-specialized kernel"),
+    )
+}  # fmt: skip
