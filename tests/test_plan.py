@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alias_spec.cli import main as cli_main
+from alias_spec.ir.ttgir import TtgirError, read_module
 from alias_spec.plan.liveness import live_ranges
 from alias_spec.plan.llir import LlirError, check_lowering, read_llir
 from alias_spec.plan.plan import check_plan, parse_debug
-from alias_spec.ir.ttgir import TtgirError, read_module
 
 CASES = Path(__file__).resolve().parent / "plan_cases"
 HAS_TRITON = importlib.util.find_spec("triton") is not None

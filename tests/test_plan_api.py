@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from alias_spec.plan import PlanInputError, check_compiled
 from alias_spec.ir.ttgir import TtgirError
+from alias_spec.plan import PlanInputError, check_compiled
 
 HERE = Path(__file__).resolve().parent
 needs_triton = pytest.mark.skipif(importlib.util.find_spec("triton") is None,

@@ -128,7 +128,7 @@ def _hex_float(m: re.Match[str]) -> str:
     digits = m.group(1)
     if len(digits) == 8:
         value = struct.unpack(">f", bytes.fromhex(digits))[0]
-        return "0x%016X" % struct.unpack(">Q", struct.pack(">d", value))[0]
+        return f"0x{struct.unpack('>Q', struct.pack('>d', value))[0]:016X}"
     if len(digits) == 16:
         return "0x" + digits.upper()
     return m.group(0)

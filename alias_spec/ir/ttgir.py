@@ -337,6 +337,10 @@ def _own_loc(line: str, toks: list[Tok]) -> str | None:
     depth = 0
     last = None
     spans = {i: j for i, j in _loc_spans(toks)}
+    # A line that closes regions (``}) {attrs} : type loc(#l)``) starts below the op's level.
+    lead = 0
+    while lead < len(toks) and toks[lead].text in ("}", ")"):
+        lead += 1
     i = 0
     while i < len(toks):
         if i in spans:
@@ -347,7 +351,7 @@ def _own_loc(line: str, toks: list[Tok]) -> str | None:
         t = toks[i]
         if t.kind == "punct" and t.text in "([{<":
             depth += 1
-        elif t.kind == "punct" and t.text in ")]}>":
+        elif t.kind == "punct" and t.text in ")]}>" and i >= lead:
             depth -= 1
         i += 1
     if last is None:

@@ -15,7 +15,6 @@ rules left unjudged. Exit status: 0 no findings, 1 findings, 2 unreadable input.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import sys
 from dataclasses import dataclass, field, replace
@@ -23,6 +22,9 @@ from math import prod
 from pathlib import Path
 from typing import Any
 
+from alias_spec.ir import report as out
+from alias_spec.ir.report import SARIF_SCHEMA as SARIF_SCHEMA
+from alias_spec.ir.report import Finding, Note
 from alias_spec.lint.mlir_views import (
     ALLOC_OPS,
     JUDGED,
@@ -52,40 +54,7 @@ from alias_spec.model.unknown import LAYOUT_FACTS as LAYOUT_FACTS
 from alias_spec.model.unknown import PLACEMENT_FACTS, judge_facts, unmodelled_facts
 from alias_spec.model.verdict import Violation
 
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "alias-spec lint"
-
-
-@dataclass
-class Finding:
-    rule: str
-    message: str
-    op: str
-    result: str
-    line: int
-    column: int
-    values: dict[str, Any]
-    fix: str
-    source: str | None  # kernel source "file:line:col" from the op's location
-    # Error when the view's bytes leave its allocation; warning when they stay inside it
-    # (the view breaks the profile, e.g. it is larger than its own source view, but touches
-    # no byte outside the allocation).
-    level: str = "error"
-    # Where the source can be when it can be at several places (a ring buffer, a branch).
-    context: str | None = None
-    # The finding's rule fails only where this other finding's rule fails (same bytes: it
-    # adds nothing but is kept, marked).
-    implied_by: str | None = None
-
-    @property
-    def values_text(self) -> str:
-        """The values as a Triton user reads them (bytes, spaces, op names)."""
-        return describe(self.values)
-
-    def to_json(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if v is not None}
-        out["values_text"] = self.values_text
-        return out
 
 
 # Notice kinds, reported at SARIF level "note": what lint could not judge, and why.
@@ -111,20 +80,8 @@ NOTICES: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass
-class Notice:
-    kind: str  # a key of NOTICES
-    message: str
-    op: str
-    result: str
-    line: int
-    column: int
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}"
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+# Lint's notice is the shared "not judged" note (kept under its old name).
+Notice = Note
 
 
 @dataclass
@@ -601,11 +558,13 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
             Finding(
                 rule=v.rule,
                 message=v.message,
+                function=tracer.fn.name,
                 op=op.name,
                 result=shown(op.result),
                 line=op.line,
                 column=op.column,
                 values=dict(v.values),
+                values_text=describe(dict(v.values)),
                 fix=_fix(v.rule, op, facts, profile, res.get("shape")),
                 source=op.loc,
                 level=("error" if escapes else "warning")
@@ -682,8 +641,8 @@ def _list(xs: list[int]) -> str:
 
 
 def _notice(op: Op, kind: str, message: str) -> Notice:
-    return Notice(kind, f"{op.name} {shown(op.result)}: {message}", op.name, shown(op.result),
-                  op.line, op.column)  # fmt: skip
+    return Note(kind, f"{op.name} {shown(op.result)}: {message}", op.line, op.column,
+                op=op.name, result=shown(op.result))  # fmt: skip
 
 
 def lint_module(module: Module, path: str, profile: str) -> Report:
@@ -704,154 +663,40 @@ def lint_module(module: Module, path: str, profile: str) -> Report:
 # --- output ---------------------------------------------------------------------------------
 
 
+def _run(report: Report) -> out.Run:
+    """The report as the shared reporter's run: the profile's rules, then the notice kinds."""
+    rules = list(rules_for(report.profile)) or list(RULES)
+    kinds = [out.Kind(r.id, r.title, r.prose, "error", {"provenance": r.provenance})
+             for r in rules]  # fmt: skip
+    kinds += [out.Kind(k, title, prose, "note") for k, (title, prose) in NOTICES.items()]
+    return out.Run(TOOL, report.path, report.findings, report.notices, kinds,
+                   {"profile": report.profile, "views": report.views},
+                   level_in_json=True)  # fmt: skip
+
+
 def to_text(report: Report) -> str:
-    lines = []
-    for f in report.findings:
-        values = f.values_text
-        also = "also: " if f.implied_by else ""
-        lines.append(
-            f"{report.path}:{f.line}:{f.column}: {f.level}: {also}{f.message} [{f.rule}] "
-            f"({f.op} {f.result}{'; ' + values if values else ''})"
-        )
-        if f.implied_by:
-            lines.append(f"  implied by {f.implied_by}: it fails only where {f.implied_by} "
-                         "fails on these sizes, and that rule's fix fixes it")  # fmt: skip
-        else:
-            lines.append(f"  fix: {f.fix}")
-        if f.context:
-            lines.append(f"  places: {f.context}")
-        if f.source:
-            lines.append(f"  kernel source: {f.source}")
-    for n in report.notices:
-        lines.append(f"{report.path}:{n.line}:{n.column}: note: {n.message} [{n.kind}]")
     n = len(report.findings)
     k = len(report.notices)
-    lines.append(
+    summary = (
         f"{n} finding{'s' if n != 1 else ''} in {report.views} view"
         f"{'s' if report.views != 1 else ''} (profile {report.profile})"
         + (f", {k} note{'s' if k != 1 else ''}" if k else "")
     )
-    return "\n".join(lines)
+    return out.to_text(_run(report), summary)
 
 
 def to_json(report: Report) -> dict[str, Any]:
-    return {
-        "file": report.path,
-        "profile": report.profile,
-        "views": report.views,
-        "findings": [f.to_json() for f in report.findings],
-        "notes": report.notes,
-        "notices": [n.to_json() for n in report.notices],
-    }
+    got = out.to_json(_run(report), {"profile": report.profile, "views": report.views},
+                      notes_key="notices")  # fmt: skip
+    # "notes" (the notices as lines of text) stays where it always was, before "notices".
+    notices = got.pop("notices")
+    return {**got, "notes": report.notes, "notices": notices}
 
 
 def to_sarif(report: Report) -> dict[str, Any]:
     """A SARIF 2.1.0 log: one run, the profile's rules as reportingDescriptors, then the
     notice kinds (results at level "note")."""
-    rules = list(rules_for(report.profile)) or list(RULES)
-    index = {r.id: i for i, r in enumerate(rules)}
-    index.update({kind: len(rules) + i for i, kind in enumerate(NOTICES)})
-    uri = "stdin" if report.path == "-" else Path(report.path).as_posix()
-    results = []
-    for f in report.findings:
-        text = f"{f.message} ({f.op} {f.result}). Fix: {f.fix}"
-        result: dict[str, Any] = {
-            "ruleId": f.rule,
-            "level": f.level,
-            "message": {"text": text + (f". Places: {f.context}" if f.context else "")},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri},
-                        "region": {"startLine": f.line, "startColumn": f.column},
-                    }
-                }
-            ],
-            "properties": {"values": f.values, "valuesText": f.values_text, "op": f.op},
-        }
-        if f.implied_by:
-            result["properties"]["impliedBy"] = f.implied_by
-        if f.rule in index:
-            result["ruleIndex"] = index[f.rule]
-        if f.source:
-            file, _, rest = f.source.rpartition(":")
-            file2, _, line = file.rpartition(":")
-            if line.isdigit() and rest.isdigit():
-                result["relatedLocations"] = [
-                    {
-                        "id": 0,
-                        "message": {"text": "kernel source"},
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": file2},
-                            "region": {"startLine": max(int(line), 1),
-                                       "startColumn": max(int(rest), 1)},
-                        },
-                    }
-                ]  # fmt: skip
-        results.append(result)
-    for n in report.notices:
-        results.append(
-            {
-                "ruleId": n.kind,
-                "ruleIndex": index[n.kind],
-                "level": "note",
-                "message": {"text": n.message},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": uri},
-                            "region": {"startLine": n.line, "startColumn": n.column},
-                        }
-                    }
-                ],
-                "properties": {"op": n.op},
-            }
-        )
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": TOOL,
-                        "version": _tool_version(),
-                        "rules": [
-                            {
-                                "id": r.id,
-                                "name": r.id.replace(".", "_"),
-                                "shortDescription": {"text": r.title},
-                                "fullDescription": {"text": r.prose},
-                                "defaultConfiguration": {"level": "error"},
-                                "properties": {"provenance": r.provenance},
-                            }
-                            for r in rules
-                        ]
-                        + [
-                            {
-                                "id": kind,
-                                "name": kind.replace(".", "_"),
-                                "shortDescription": {"text": title},
-                                "fullDescription": {"text": prose},
-                                "defaultConfiguration": {"level": "note"},
-                            }
-                            for kind, (title, prose) in NOTICES.items()
-                        ],
-                    }
-                },
-                "results": results,
-                "properties": {"profile": report.profile, "views": report.views},
-            }
-        ],
-    }
-
-
-def _tool_version() -> str:
-    """The installed package's version (code scanning shows it beside each run)."""
-    try:
-        return importlib.metadata.version("tle-alias-spec")
-    except importlib.metadata.PackageNotFoundError:  # run from a checkout without installing
-        return "0+unknown"
+    return out.to_sarif(_run(report))
 
 
 def lint_text(text: str, path: str, profile: str) -> Report:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Any
 
+from alias_spec.ir.memdesc_type import memdesc_side as memdesc_side
+from alias_spec.ir.memdesc_type import memdesc_types
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import elem_bytes
@@ -209,19 +211,6 @@ def _matching(text: str, open_ch: str, close_ch: str) -> dict[int, int]:
             stack.append(i)
         elif ch == close_ch and stack:
             out[stack.pop()] = i
-    return out
-
-
-def memdesc_types(text: str) -> list[str]:
-    """Every ``!ttg.memdesc<...>`` in the text, in order (brackets matched)."""
-    if "!ttg.memdesc<" not in text:
-        return []
-    close = _matching(_strip_arrow(text), "<", ">")
-    out = []
-    for m in re.finditer(r"!ttg\.memdesc<", text):
-        end = close.get(m.end() - 1)
-        if end is not None:
-            out.append(text[m.start() : end + 1])
     return out
 
 
@@ -817,21 +806,6 @@ class Place:
     # What the spec does not model on the way here (a layout, tensor memory): byte positions
     # from this value on are unknown.
     model: str | None = None
-
-
-def _space(text: str, aliases: dict[str, str]) -> str:
-    """A memdesc type with its memory-space alias spelled out."""
-    for name, value in aliases.items():
-        value = value.strip()
-        if value in ("#ttg.shared_memory", "#ttng.tensor_memory") and name not in ("#smem",):
-            text = re.sub(re.escape(name) + r"(?=[,>])", value, text)
-    return text
-
-
-def memdesc_side(text: str, aliases: dict[str, str]) -> dict[str, Any]:
-    from alias_spec.model.memdesc import parse_memdesc
-
-    return parse_memdesc(_space(text, aliases), "memdesc")
 
 
 def element_bytes(side: dict[str, Any]) -> int:

@@ -78,6 +78,15 @@ def check_texts(
     return report
 
 
+def kernel_texts(kernel: Any, lowering: bool = True) -> tuple[str, str, str | None]:
+    """A compiled kernel's name, ``asm["ttgir"]`` and (when ``lowering``) ``asm["llir"]``;
+    PlanInputError when it has none of them."""
+    asm = _asm(kernel)
+    ttgir = _text(asm, "ttgir", True)
+    assert ttgir is not None
+    return _name(kernel), ttgir, _text(asm, "llir", False) if lowering else None
+
+
 def check_compiled(kernel: Any, python: str | None = None, lowering: bool = True) -> Report:
     """Judge a compiled kernel: ``kernel.asm["ttgir"]`` (its plan, recovered by the Triton of
     ``python``) and, when ``lowering``, ``kernel.asm["llir"]`` against that plan.
@@ -85,11 +94,7 @@ def check_compiled(kernel: Any, python: str | None = None, lowering: bool = True
     ``report.status`` is ``"clean"`` (proved), ``"findings"`` or ``"partial"`` (something not
     judged: ``report.notes`` say what). Raises PlanInputError, TtgirError, AllocationError or
     LlirError (all ValueError, one line) when the kernel cannot be read."""
-    asm = _asm(kernel)
-    ttgir = _text(asm, "ttgir", True)
-    llir = _text(asm, "llir", False) if lowering else None
-    assert ttgir is not None
-    name = _name(kernel)
+    name, ttgir, llir = kernel_texts(kernel, lowering)
     try:
         return check_texts(ttgir, llir, f"{name}.ttgir", python, llir_path=f"{name}.llir")
     except LlirError as exc:

@@ -48,11 +48,11 @@ def _read(path: str) -> str:
 
 def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
     """The command; prints the report, returns the exit status."""
+    from alias_spec.ir.ttgir import TtgirError
     from alias_spec.plan.llir import LlirError, check_lowering
     from alias_spec.plan.output import exit_status, to_json, to_sarif, to_text
     from alias_spec.plan.plan import check_plan
     from alias_spec.plan.runner import AllocationError
-    from alias_spec.ir.ttgir import TtgirError
 
     try:
         text = _read(file)

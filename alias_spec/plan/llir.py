@@ -404,8 +404,8 @@ class Evaluator:
             return Value(z3.BitVecVal(0, w), False, False)
         vec = _VECTOR.fullmatch(op.type)
         if kind == "null" and vec:
-            return self._lanes(int(vec.group(1)), Value(z3.BitVecVal(0, _width(vec.group(2))
-                                                                      or WIDTH), False, False))  # fmt: skip
+            zero = z3.BitVecVal(0, _width(vec.group(2)) or WIDTH)
+            return self._lanes(int(vec.group(1)), Value(zero, False, False))
         if kind == "vector" and vec:
             out = self._opaque(WIDTH, "vec")
             out.fields = {i: self.operand(x) for i, x in enumerate(op.elems)}
@@ -1059,7 +1059,7 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
                 if tainted(k):
                     unread.append(f"line {no}: {name} on an address computed from "
                                   "shared memory in a way not modelled")  # fmt: skip
-                elif shared_op:
+                elif shared_op and not _other_space(args, k - outputs):
                     unread.append(f"line {no}: {name} on an address not derived from "
                                   "@global_smem (not judged)")  # fmt: skip
                 continue
@@ -1112,6 +1112,15 @@ def accesses(fn: Function, ev: Evaluator) -> tuple[list[Access], list[str]]:
             unread.append(f"line {no}: {op} uses a value computed from a shared address "
                           "(not modelled)")  # fmt: skip
     return out, unread
+
+
+def _other_space(args: list[Operand], i: int) -> bool:
+    """The asm argument is a pointer into an address space that is not shared memory (the
+    global side of a copy): typed so by LLVM, it cannot name a shared byte."""
+    if not 0 <= i < len(args):
+        return False
+    m = re.match(r"ptr addrspace\((\d+)\)", args[i].type)
+    return bool(m) and m.group(1) not in ("0", "3")
 
 
 def _space(ty: str) -> str:

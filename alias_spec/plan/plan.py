@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from alias_spec.ir.report import Finding, Note
+from alias_spec.ir.ttgir import Function, Module, Op, read_module
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.liveness import function_range, live_ranges, point_range
-from alias_spec.ir.ttgir import Function, Module, Op, read_module
 
 ALLOC_OPS = {"ttg.local_alloc"}
 AT_LEAST_ONE = "at least its first byte (its size is unknown)"
@@ -78,40 +79,6 @@ class Buffer:
             "line": self.op.line,
             "live": list(self.live),
         }
-
-
-@dataclass
-class Finding:
-    rule: str
-    message: str
-    function: str
-    line: int
-    column: int
-    source: str | None
-    values: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "message": self.message,
-            "function": self.function,
-            "line": self.line,
-            "column": self.column,
-            "source": self.source,
-            "values": self.values,
-        }
-
-
-@dataclass
-class Note:
-    kind: str
-    message: str
-    line: int
-    column: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": self.message, "line": self.line,
-                "column": self.column}  # fmt: skip
 
 
 @dataclass

@@ -140,8 +140,8 @@ def moved(release: str, rec: dict[str, Any]) -> Iterator[Mutant]:
 def cut(release: str, rec: dict[str, Any]) -> Iterator[Mutant]:
     """A buffer placed over a root between its last direct use and its last use through a
     derived value."""
-    from alias_spec.plan.liveness import live_ranges
     from alias_spec.ir.ttgir import read_module
+    from alias_spec.plan.liveness import live_ranges
 
     module, debug, version = rec["alloc"]["module"], rec["alloc"]["debug"], rec["alloc"]["version"]
     mod = read_module(module)

@@ -1,0 +1,369 @@
+"""Validate every kernel Triton compiles: ``alias-spec plan`` as a post-compile hook.
+
+    import alias_spec.plan
+    alias_spec.plan.install()          # every kernel compiled from now on is judged
+    ...
+    alias_spec.plan.uninstall()        # the hook installed before it is back
+
+Triton calls ``knobs.runtime.jit_post_compile_hook`` once a ``@triton.jit`` / ``@gluon.jit``
+kernel is compiled for a launch or a ``warmup`` (not for a direct ``triton.compile``: judge that
+object with ``check_compiled``). The hook takes the compiled kernel from the function's JIT cache,
+judges its ``asm["ttgir"]`` and ``asm["llir"]`` and writes one report per kernel: to stderr, and
+with ``out`` to a directory (the texts and a JSON report per kernel, so ``alias-spec plan`` can
+judge them again). A hook installed before is chained: it runs first, and is restored by
+``uninstall``.
+
+Modes: ``report`` (write the reports, never raise), ``raise`` (a finding raises
+PlanFindingsError from the launch that compiled the kernel), ``strict`` (so does a kernel only
+partly judged or unreadable). Without arguments ``install`` reads ALIAS_SPEC_PLAN (the mode) and
+ALIAS_SPEC_PLAN_OUT (the directory). Without touching the code under test:
+
+    python -m alias_spec.plan.hook [--mode M] [--out DIR] script.py|-m module [ARGS...]
+    ALIAS_SPEC_PLAN=raise python -m pytest -p alias_spec.plan.hook
+
+(the pytest plugin also takes ``--alias-spec-plan=MODE`` and ``--alias-spec-plan-out=DIR``).
+Importing ``alias_spec.plan`` installs nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import re
+import runpy
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+ENV_MODE = "ALIAS_SPEC_PLAN"
+ENV_OUT = "ALIAS_SPEC_PLAN_OUT"
+MODES = ("report", "raise", "strict")
+# Values of ALIAS_SPEC_PLAN that mean "report" (the variable set to switch it on).
+_ON = ("1", "on", "yes", "true")
+_OFF = ("", "0", "off", "no", "false")
+
+
+class PlanFindingsError(RuntimeError):
+    """A kernel's plan or lowering has a finding (mode raise), or was not fully judged (mode
+    strict). ``result`` is the kernel's KernelResult."""
+
+    def __init__(self, message: str, result: KernelResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+@dataclass
+class KernelResult:
+    name: str  # the kernel as Triton's hook names it (function, options, argument types)
+    status: str  # clean, findings, partial, unreadable (the validator could not read it), skipped
+    message: str  # the report as text (or the one line saying why it was not judged)
+    report: Any = None  # the plan Report, where one was made
+    files: list[str] = field(default_factory=list)  # what was written under ``out``
+
+
+def _compiled_kernel(fn: Any, compile: dict[str, Any], key: Any) -> Any:
+    """The kernel Triton just compiled: the hook is given its cache key and device, and the
+    JIT function keeps it in ``device_caches[device][0][key]`` (Triton 3.6-3.9)."""
+    jit = getattr(fn, "jit_function", None)
+    caches = getattr(jit, "device_caches", None)
+    if caches is None or not isinstance(compile, dict):
+        return None
+    try:
+        kernel = caches[compile.get("device")][0].get(key)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    result = getattr(kernel, "result", None)  # a kernel compiled asynchronously
+    if callable(result) and not hasattr(kernel, "asm"):
+        kernel = result()
+    return kernel
+
+
+def _stem(name: str, ttgir: str, kernel: Any) -> str:
+    digest = getattr(getattr(kernel, "metadata", None), "hash", None)
+    if not isinstance(digest, str) or not digest:
+        digest = hashlib.sha256(ttgir.encode()).hexdigest()
+    safe = re.sub(r"[^\w.-]+", "_", name)[:80] or "kernel"
+    return f"{safe}-{digest[:10]}"
+
+
+class PlanHook:
+    """The post-compile hook: call it with Triton's hook arguments, or ``check`` a compiled
+    kernel directly. ``results`` keeps one KernelResult per kernel judged."""
+
+    def __init__(
+        self,
+        mode: str = "report",
+        out: str | os.PathLike[str] | None = None,
+        stream: IO[str] | None = None,
+        python: str | None = None,
+        lowering: bool = True,
+        previous: Any = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self.out = Path(out) if out is not None else None
+        self.stream = stream
+        self.python = python
+        self.lowering = lowering
+        self.previous = previous
+        self.active = True
+        self.results: list[KernelResult] = []
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, **kwargs: Any) -> Any:
+        answer = self.previous(**kwargs) if self.previous is not None else None
+        if not self.active:
+            return answer
+        kernel = _compiled_kernel(kwargs.get("fn"), kwargs.get("compile") or {}, kwargs.get("key"))
+        label = str(kwargs.get("repr") or getattr(kwargs.get("fn"), "name", "kernel"))
+        if kernel is None:
+            why = (
+                "the compiled kernel is not in the JIT function's cache "
+                "(an unsupported Triton release?)"
+            )
+            self._record(KernelResult(label, "unreadable", why))
+        else:
+            self.check(kernel, label)
+        return answer
+
+    def check(self, kernel: Any, label: str | None = None) -> KernelResult:
+        """Judge one compiled kernel, report it, and raise as the mode says."""
+        from alias_spec.ir.ttgir import TtgirError
+        from alias_spec.plan.api import PlanInputError, check_texts, kernel_texts
+        from alias_spec.plan.llir import LlirError
+        from alias_spec.plan.output import to_json, to_text
+        from alias_spec.plan.runner import AllocationError
+
+        target = getattr(getattr(kernel, "metadata", None), "target", None)
+        backend = getattr(target, "backend", "cuda")
+        try:
+            name, ttgir, llir = kernel_texts(kernel, self.lowering)
+        except PlanInputError as exc:
+            return self._record(KernelResult(label or "kernel", "unreadable", str(exc)))
+        label = label or name
+        if backend != "cuda":
+            return self._record(KernelResult(label, "skipped", f"not judged: the plan of a "
+                                             f"{backend} kernel is not modelled"))  # fmt: skip
+        stem = _stem(name, ttgir, kernel)
+        with self._lock:
+            if stem in self._seen:  # the same kernel compiled again (another device, a reload)
+                return KernelResult(label, "skipped", "judged before")
+            self._seen.add(stem)
+        files: list[str] = []
+        if self.out is not None:
+            self.out.mkdir(parents=True, exist_ok=True)
+            for suffix, text in ((".ttgir", ttgir), (".llir", llir)):
+                if text is not None:
+                    (self.out / f"{stem}{suffix}").write_text(text)
+                    files.append(str(self.out / f"{stem}{suffix}"))
+        path = str(self.out / f"{stem}.ttgir") if self.out is not None else f"{name}.ttgir"
+        try:
+            report = check_texts(ttgir, llir, path, self.python,
+                                 llir_path=path.rsplit(".", 1)[0] + ".llir")  # fmt: skip
+        except (TtgirError, AllocationError, LlirError, ValueError) as exc:
+            result = KernelResult(
+                label, "unreadable", " ".join(str(exc).split())[:300], None, files
+            )
+        else:
+            result = KernelResult(label, report.status, to_text(report), report, files)
+        if self.out is not None:
+            doc = {"kernel": label, "status": result.status}
+            doc.update(to_json(result.report) if result.report is not None else
+                       {"error": result.message})  # fmt: skip
+            (self.out / f"{stem}.json").write_text(json.dumps(doc, indent=1) + "\n")
+            result.files.append(str(self.out / f"{stem}.json"))
+        return self._record(result)
+
+    def _record(self, result: KernelResult) -> KernelResult:
+        with self._lock:
+            self.results.append(result)
+        stream = self.stream if self.stream is not None else sys.stderr
+        if result.status == "clean":
+            body = result.message.splitlines()[-1]
+        else:
+            body = "\n".join("  " + line for line in result.message.splitlines())
+        sep = " " if result.status == "clean" else "\n"
+        print(f"alias-spec plan: {result.name}: {result.status}:{sep}{body}", file=stream,
+              flush=True)  # fmt: skip
+        if (
+            result.status == "findings"
+            and self.mode in ("raise", "strict")
+            or (result.status in ("partial", "unreadable") and self.mode == "strict")
+        ):
+            raise PlanFindingsError(f"alias-spec plan: {result.name}: {result.status}", result)
+        return result
+
+    def summary(self) -> str:
+        counts: dict[str, int] = {}
+        for r in self.results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        parts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        total = len(self.results)
+        return f"alias-spec plan: {total} kernel{'s' if total != 1 else ''} judged" + (
+            f": {parts}" if parts else "")  # fmt: skip
+
+
+_STACK: list[PlanHook] = []
+
+
+def _mode_from_env() -> str | None:
+    value = os.environ.get(ENV_MODE, "").strip().lower()
+    if value in _OFF:
+        return None
+    return "report" if value in _ON else value
+
+
+def install(
+    mode: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    stream: IO[str] | None = None,
+    python: str | None = None,
+    lowering: bool = True,
+) -> PlanHook:
+    """Judge every kernel Triton compiles from now on; returns the hook (its ``results``).
+    ``mode`` and ``out`` default to ALIAS_SPEC_PLAN and ALIAS_SPEC_PLAN_OUT (else report, no
+    directory). A hook already installed is chained and comes back with ``uninstall``."""
+    from triton import knobs
+
+    mode = mode or _mode_from_env() or "report"
+    if out is None:
+        out = os.environ.get(ENV_OUT) or None
+    hook = PlanHook(mode, out, stream, python, lowering,
+                    previous=knobs.runtime.jit_post_compile_hook)  # fmt: skip
+    knobs.runtime.jit_post_compile_hook = hook
+    _STACK.append(hook)
+    return hook
+
+
+def uninstall(hook: PlanHook | None = None) -> None:
+    """Remove ``hook`` (default: the one installed last). Where it is still Triton's hook the
+    one before it is restored; where another was installed over it, it only passes through."""
+    from triton import knobs
+
+    if hook is None:
+        if not _STACK:
+            return
+        hook = _STACK[-1]
+    if hook in _STACK:
+        _STACK.remove(hook)
+    hook.active = False
+    if knobs.runtime.jit_post_compile_hook is hook:
+        knobs.runtime.jit_post_compile_hook = hook.previous
+
+
+@contextlib.contextmanager
+def installed(mode: str | None = None, out: str | os.PathLike[str] | None = None,
+              **kwargs: Any) -> Iterator[PlanHook]:  # fmt: skip
+    """``install`` for a ``with`` block."""
+    hook = install(mode, out, **kwargs)
+    try:
+        yield hook
+    finally:
+        uninstall(hook)
+
+
+# --- running a program or a test suite with the hook -----------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m alias_spec.plan.hook",
+        description="Run a Python program with every Triton kernel it compiles judged by "
+        "alias-spec plan (reports on stderr).",
+    )
+    p.add_argument("--mode", choices=MODES, help="report (default), raise or strict")
+    p.add_argument("--out", metavar="DIR", help="also write each kernel's texts and report here")
+    p.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m does")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="script.py [ARGS...], or the module's")
+    args = p.parse_args(argv)
+    if args.module is None and not args.args:
+        p.print_usage(sys.stderr)
+        print("python -m alias_spec.plan.hook: give a script or -m MODULE", file=sys.stderr)
+        return 2
+    mode = args.mode or _mode_from_env() or "report"
+    if mode not in MODES:
+        print(f"python -m alias_spec.plan.hook: {ENV_MODE}={mode!r} is not one of "
+              f"{', '.join(MODES)}", file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        hook = install(mode, args.out)
+    except ImportError:
+        print("python -m alias_spec.plan.hook: needs triton", file=sys.stderr)
+        return 2
+    status = 0
+    try:
+        if args.module is not None:
+            sys.argv = [args.module, *args.args]
+            runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+        else:
+            script = args.args[0]
+            if not Path(script).is_file():
+                print(f"python -m alias_spec.plan.hook: no such file: {script}", file=sys.stderr)
+                return 2
+            sys.argv = list(args.args)
+            sys.path.insert(0, str(Path(script).resolve().parent))
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        print(hook.summary(), file=sys.stderr)
+        uninstall(hook)
+    return status
+
+
+# The pytest plugin (``-p alias_spec.plan.hook``): pytest finds these functions by name.
+
+
+def pytest_addoption(parser: Any) -> None:
+    group = parser.getgroup("alias-spec plan")
+    group.addoption(
+        "--alias-spec-plan",
+        choices=MODES,
+        default=None,
+        dest="alias_spec_plan",
+        help=f"judge every Triton kernel the tests compile (default: ${ENV_MODE})",
+    )
+    group.addoption(
+        "--alias-spec-plan-out",
+        default=None,
+        dest="alias_spec_plan_out",
+        metavar="DIR",
+        help=f"write each kernel's texts and report (${ENV_OUT})",
+    )
+
+
+def pytest_configure(config: Any) -> None:
+    mode = config.getoption("alias_spec_plan") or _mode_from_env()
+    if mode is None:
+        return
+    if mode not in MODES:
+        raise ValueError(f"{ENV_MODE}={mode!r} is not one of {', '.join(MODES)}")
+    config._alias_spec_plan_hook = install(mode, config.getoption("alias_spec_plan_out"))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    hook = getattr(terminalreporter.config, "_alias_spec_plan_hook", None)
+    if hook is not None:
+        terminalreporter.write_line(hook.summary())
+
+
+def pytest_unconfigure(config: Any) -> None:
+    hook = getattr(config, "_alias_spec_plan_hook", None)
+    if hook is not None:
+        uninstall(hook)
+
+
+if __name__ == "__main__":
+    # Run through the importable module, so the hook's classes are the package's own.
+    from alias_spec.plan.hook import main as _main
+
+    sys.exit(_main())
