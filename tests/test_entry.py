@@ -33,7 +33,7 @@ def test_other_import_errors_are_not_hidden() -> None:
         "import sys\n"
         "sys.modules['alias_spec.model.catalogue'] = None\n"
         "from alias_spec.entry import main\n"
-        "main(['rules'])\n"
+        "sys.exit(main(['rules']))\n"
     )
     run = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
