@@ -11,7 +11,6 @@ compared byte for byte with the upfront run of the same depth and with an fp32 r
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import sys
@@ -22,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_reuse_gpu  # noqa: E402
 import reuse_attention as ra  # noqa: E402
+import scratch  # noqa: E402
 
 HEADS = 32
 SEQS = (1024, 4096, 8192)
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                         rows.append(row)
                         runs.append(run)
             bench_reuse_gpu.time_in_passes(rows, runs, args.passes, flops, out["runs"])
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    scratch.write(args.out, args.out_name, out)
     return 0
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import re
 import shutil
@@ -31,8 +30,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import scratch  # noqa: E402
 
-DEFAULT_OUT = HERE / "results" / "reuse_code.json"
 DEFAULT_STAGES = (2, 3, 4)
 ADDRESS = "address arithmetic / constant materialisation"
 OTHER = "other"
@@ -307,9 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--out",
-        type=Path,
-        default=DEFAULT_OUT,
-        help="JSON file to write (default: benchmarks/results/reuse_code.json)",
+        default=None,
+        help=scratch.HELP.format("reuse_code.json"),
     )
     ap.add_argument(
         "--stages",
@@ -357,10 +355,8 @@ def main(argv: list[str] | None = None) -> int:
         "kernels": [{k: v for k, v in kern.items() if not k.startswith("_")} for kern in kernels],
         "diffs": diffs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1) + "\n")
+    scratch.write(args.out, "reuse_code.json", out)
     print(table(kernels, diffs))
-    print(f"\nwrote {args.out}")
     return 0
 
 

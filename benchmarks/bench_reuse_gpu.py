@@ -24,6 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import reuse_matmul as rm  # noqa: E402
+import scratch  # noqa: E402
 
 SHAPES = ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
           (16384, 16384, 4096))  # fmt: skip
@@ -44,7 +45,8 @@ def occupancy(shared: int, regs: int, props: Any) -> int:
 def parser(doc: str, out: str) -> argparse.ArgumentParser:
     """The options both GPU benchmarks take."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    ap.add_argument("--out", default=out, help="where to write the results (default: %(default)s)")
+    ap.add_argument("--out", default=None, help=scratch.HELP.format(out))
+    ap.set_defaults(out_name=out)
     ap.add_argument("--passes", type=int, default=3, help="timing passes (default: %(default)s)")
     return ap
 
@@ -173,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                     rows.append(row)
                     runs.append(run)
         time_in_passes(rows, runs, args.passes, flops, out["runs"])
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    scratch.write(args.out, args.out_name, out)
     return 0
 
 

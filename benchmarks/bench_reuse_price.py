@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import random
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import scratch  # noqa: E402
 
 from alias_spec.model import reuse  # noqa: E402
 from alias_spec.model.reuse import Group  # noqa: E402
@@ -179,8 +179,7 @@ def compile_share(repeat: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default="benchmarks/results/reuse_price.json",
-                    help="where to write the results (default: %(default)s)")  # fmt: skip
+    ap.add_argument("--out", default=None, help=scratch.HELP.format("reuse_price.json"))
     ap.add_argument("--repeat", type=int, default=3, help="best of N (default: %(default)s)")
     args = ap.parse_args(argv)
     if args.repeat < 1:
@@ -200,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         "greedy": against_greedy(),
         "compile": compile_share(args.repeat),
     }
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    scratch.write(args.out, "reuse_price.json", out)
     return 0
 
 
