@@ -199,6 +199,11 @@ function auditPage(d, w, ruleIds) {
   const out = {tables: [], cut: [], spill: [], broken: [], midword: []};
   const article = d.querySelector("article.md-content__inner");
   if (!article) return {error: "no article"};
+  const h1 = article.querySelector("h1");
+  out.title = h1 ? h1.textContent.replace(/\u00b6/g, "").trim() : null;
+  out.images = [...article.querySelectorAll("img")].map(i => ({
+    src: i.getAttribute("src"), file: new URL(i.src).pathname,
+    loaded: i.complete && i.naturalWidth > 0}));
   const colRight = article.getBoundingClientRect().right;
   const viewRight = d.documentElement.clientWidth;
   const style = el => w.getComputedStyle(el);
@@ -355,3 +360,76 @@ def test_rule_ids_stay_on_one_line(audited: dict[str, dict]) -> None:
 
 def test_names_wrap_only_between_words(audited: dict[str, dict]) -> None:
     assert not _found(audited, "midword")
+
+
+# --- the navigation, entry by entry ---------------------------------------------------------
+
+
+def _nav_sources() -> list[tuple[str, str]]:
+    """(title, source page) of every navigation entry mkdocs.yml writes (the hook adds the
+    rule pages and the measured results)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    # mkdocs.yml may carry Python tags (!!python/name:...): read them as plain text.
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    out: list[tuple[str, str]] = []
+
+    def walk(items: list) -> None:
+        for item in items:
+            for title, target in item.items() if isinstance(item, dict) else [(None, item)]:
+                if isinstance(target, list):
+                    walk(target)
+                elif isinstance(target, str) and target.endswith(".md"):
+                    out.append((title or target, target))
+
+    walk(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Loader)["nav"])
+    return out
+
+
+def _heading(source: str) -> str:
+    for line in source.splitlines():
+        if line.startswith("# "):
+            return re.sub(r"[`*]", "", line[2:]).strip()  # as rendered: code marks dropped
+    raise AssertionError("no level-1 heading")
+
+
+def _page_of(source: str) -> str:
+    stem = source.removesuffix(".md")
+    return "index.html" if stem == "index" else f"{stem.removesuffix('/index')}/index.html"
+
+
+def test_every_navigation_entry_opens_its_own_page(site: Path, audited: dict[str, dict]) -> None:
+    """Each entry of the navigation opens the page its source is, titled as its source says:
+    the Benchmarks entry opened "Measured results" (the hook injected benchmarks/results.md
+    under the name of docs/benchmarks.md), and the navigation listed Benchmarks twice."""
+    home = (site / "index.html").read_text()
+    nav = home.split('class="md-nav md-nav--primary"', 1)[1].split("</nav>\n</div>", 1)[0]
+    titles = [
+        " ".join(html.unescape(re.sub(r"<[^>]+>", "", t)).split())
+        for t in re.findall(r'<a href="[^"#]*" class="md-nav__link[^"]*">(.*?)</a>', nav, re.S)
+    ]
+    assert len(titles) == len(set(titles)), sorted(t for t in titles if titles.count(t) > 1)
+    entries = _nav_sources() + [("Measured results", docsite.RESULTS_PAGE)]
+    for title, source in entries:
+        page = _page_of(source)
+        assert page in audited, (title, source)
+        path = ROOT / "docs" / source
+        text = path.read_text() if path.exists() else (ROOT / docsite.BENCHMARKS).read_text()
+        assert audited[page]["title"] == _heading(text), (title, source, audited[page]["title"])
+
+
+def test_every_image_loads_and_every_copied_image_is_shown(
+    site: Path, audited: dict[str, dict]
+) -> None:
+    """docs/benchmarks.md's three plots were copied to the site and shown by no page."""
+    shown: set[str] = set()
+    for page, r in audited.items():
+        for img in r["images"]:
+            assert img["loaded"], (page, img["src"])
+            shown.add(Path(img["file"]).name)
+    copied = {p.name for p in (site / "img").glob("*") if p.is_file()}
+    assert copied <= shown, sorted(copied - shown)
+    assert {"benchmarks-smem.png", "benchmarks-tflops.png", "benchmarks-planning.png"} <= shown
