@@ -76,6 +76,8 @@ def _plain(x):  # not a kernel
         ({"signature": ["out_ptr"]}, "signature"),
         ({"signature": {"out_ptr": "*fp16", "nope": "i32"}}, "signature['nope']"),
         ({"signature": {"out_ptr": 16}}, "signature['out_ptr']"),
+        ({"signature": {"out_ptr": "fp16*"}}, "signature['out_ptr']"),  # was a bare KeyError
+        ({"signature": {"out_ptr": "*"}}, "signature['out_ptr']"),
         ({"signature": {}}, "parameter 'out_ptr'"),
         ({"constexprs": {}}, "parameter 'OFF'"),
         ({"constexprs": {"OFF": 0, "X": 1}}, "constexprs['X']"),

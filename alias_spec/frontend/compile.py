@@ -34,6 +34,19 @@ def parse_target(target: object) -> int:
     return int(m.group(1))
 
 
+def _known_type(ty: str) -> bool:
+    """Whether Triton reads ``ty`` as a type (it raises a bare KeyError on ``"fp16*"``)."""
+    from triton.compiler.code_generator import str_to_ty
+
+    if ty.lstrip("*k").startswith("tensordesc") or ty == "constexpr":
+        return True  # read with the kernel's layouts; Triton's own message is clear there
+    try:
+        str_to_ty(ty, None)
+    except (KeyError, IndexError):
+        return False
+    return True
+
+
 def compile_for(
     kernel: Any,
     signature: Mapping[str, str],
@@ -65,7 +78,7 @@ def compile_for(
     for key, ty in signature.items():
         if key not in params:
             raise _bad(f"signature[{key!r}]", f"a parameter of the kernel {params}", key)
-        if not isinstance(ty, str) or not ty:
+        if not isinstance(ty, str) or not ty or not _known_type(ty):
             raise _bad(f"signature[{key!r}]", "a Triton type such as '*fp16' or 'i32'", ty)
     for key in constexprs:
         if key not in params:
