@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,17 +68,32 @@ def test_groups_declare_the_same() -> None:
 
 
 @pytest.mark.parametrize(
+    "build,problem",
+    [
+        (lambda: _plan(uses={"a": "one", "b": "tow"}, phases=["one", "two"]),
+         "uses.b: unknown phase \"tow\""),
+        (lambda: _plan(uses={"a": "one"}, phases=["one"]), "uses.b: missing"),
+        (lambda: _plan(groups=tle.gpu.shared("a", "c")), 'groups: unknown buffer "c"'),
+        (lambda: tle.gpu.reuse_plan([tle.gpu.buffer("a", [64], gl.float32, "swizzled")],
+                                    uses={"a": "x"}, phases=["x"]),
+         "buffers.a.layout must be a Gluon shared layout"),
+    ],
+)  # fmt: skip
+def test_bad_declarations_fail_where_the_plan_is_built(build: Any, problem: str) -> None:
+    """Before, an unknown buffer or phase was accepted until the kernel compiled."""
+    with pytest.raises(TLEError) as exc:
+        build()
+    assert str(exc.value) == f"tle.gpu.reuse_plan: {problem}" or str(exc.value).startswith(
+        f"tle.gpu.reuse_plan: {problem}"
+    ), str(exc.value)
+
+
+@pytest.mark.parametrize(
     "plan,problem",
     [
-        (_plan(uses={"a": "one", "b": "tow"}, phases=["one", "two"]),
-         "uses.b: unknown phase \"tow\""),
-        (_plan(uses={"a": "one"}, phases=["one"]), "uses.b: missing"),
         (_plan(uses={"a": "x", "b": "x"}, phases=["x"], capacity=10000),
          "capacity: the buffers in use together need at least 16384 bytes"),
-        (_plan(groups=tle.gpu.shared("a", "c")), 'groups: unknown buffer "c"'),
         ("not a plan", "plan must be a tle.gpu.reuse_plan"),
-        (tle.gpu.reuse_plan([tle.gpu.buffer("a", [64], gl.float32, "swizzled")], uses={"a": "x"},
-                            phases=["x"]), "buffers.a.layout must be a Gluon shared layout"),
     ],
 )  # fmt: skip
 def test_bad_declarations_fail_at_the_kernel_line(plan: object, problem: str) -> None:
@@ -146,8 +162,16 @@ def valid_plans(draw: st.DrawFn) -> tle.gpu.reuse_plan:
     return tle.gpu.reuse_plan(bufs, groups=kind(*names))
 
 
+def _build(*args: Any) -> tle.gpu.reuse_plan | TLEError:
+    """The plan, or the one error its constructor raises."""
+    try:
+        return tle.gpu.reuse_plan(*args)
+    except TLEError as exc:
+        return exc
+
+
 PLANS = st.one_of(valid_plans(), st.builds(
-    tle.gpu.reuse_plan,
+    _build,
     st.one_of(st.lists(st.one_of(BUFFER, JUNK), max_size=3), JUNK),
     st.one_of(st.none(), st.dictionaries(KEYS, st.one_of(NAMES, st.lists(NAMES, max_size=2)),
                                          max_size=3), JUNK),
@@ -159,7 +183,11 @@ PLANS = st.one_of(valid_plans(), st.builds(
 
 @settings(max_examples=400, deadline=None)
 @given(plan=PLANS)
-def test_any_declaration_gets_a_plan_or_one_error(plan: tle.gpu.reuse_plan) -> None:
+def test_any_declaration_gets_a_plan_or_one_error(plan: tle.gpu.reuse_plan | TLEError) -> None:
+    if isinstance(plan, TLEError):
+        text = str(plan)
+        assert text.startswith("tle.gpu.reuse_plan: ") and "\n" not in text, text
+        return
     try:
         d, _ = declarations(plan)
         p = placement(d)

@@ -58,7 +58,9 @@ def distinct(*members: str | Group) -> Group:
 class reuse_plan:
     """Declarations for ``alloc_reuse``: the buffers and either ``uses`` (buffer name to the
     phase or phases it is in use in, the kernel's phases listed in ``phases``) or ``groups``.
-    Checked when the kernel compiles, so a bad one is an error at the kernel's line."""
+    Checked here, where they are written (a TLEError names what is wrong: an unknown phase or
+    buffer, a missing use, a layout that is not a shared one); whether they fit is found when
+    the kernel compiles, an error at the kernel's line."""
 
     def __init__(
         self,
@@ -70,6 +72,11 @@ class reuse_plan:
     ) -> None:
         self.buffers, self.phases, self.groups, self.capacity = buffers, phases, groups, capacity
         self.uses = uses
+        try:
+            declarations(self)
+        except TLEError as exc:
+            text = str(exc).replace("tle.gpu.alloc_reuse: ", "tle.gpu.reuse_plan: ", 1)
+            raise TLEError([text], exc.rules) from None
 
     def __repr__(self) -> str:  # Triton keys its cache on a constexpr's text: say everything
         return (
