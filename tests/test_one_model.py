@@ -36,6 +36,8 @@ ALLOWED_BIT_DIVISIONS = {
     # Triton's own NVMMA offset computation (elementBitWidth / 8, at least 1), which the
     # Triton rules model as Triton computes it, not the spec's ceil(bits / 8).
     ("alias_spec/model/triton_facts.py", "bits // 8"),
+    # The packed lower bound (any layout takes at least this), not bytes per element.
+    ("alias_spec/model/physical.py", "(bits * count + 7) // 8"),
 }
 
 

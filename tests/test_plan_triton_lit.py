@@ -31,6 +31,9 @@ _SIZE = re.compile(r"^// EXPECT-SIZE: (\d+)$", re.M)
 _VERDICT = re.compile(r"^// EXPECT: (clean|partial|no-false-alarm)$", re.M)
 _FUNC = re.compile(r"^(\s*)(?:tt\.func|func\.func)\b[^@]*@([\w.$-]+)")
 _OFFSET = re.compile(r"allocation\.offset = (\d+) : i32")
+# Triton's own test pass allocates the module as parsed, with no pass before the allocation
+# (make_lit.py stores the other releases' output the same way).
+PREPASSES = "none"
 
 
 def _installed() -> str:
@@ -54,51 +57,23 @@ CASES = [(path, INSTALLED) for path in FILES] + [
 # the test fail until the entry goes. A release difference: the release placed buffers other
 # than the lit commit says; the case must then agree with the release's own offsets, with no
 # finding, and must still differ from the lit file (else the entry goes).
-_ACROSS = (
-    "false alarm: the callees alloc1 and alloc2 both name a buffer %cst0; alloc2's 1024 bytes "
-    "are checked against a 512-byte call frame ('lies outside its frame')"
-)
-_PARTITION = (
-    "false alarm: %1 and %2 of partition1, both unused and both placed at 64, are read as live "
-    "together"
-)
-_WS_STATE = (
-    "release difference: the warp-specialize state on the tt.func is 4 bytes, the lit commit's "
-    "1 (the total grows by 3)"
-)
+# Both releases size a convert_layout's scratch otherwise than the lit commit (6da8a386, from
+# before 3.5) says; the buffers after it move. What each release printed is in the file
+# (ALLOCATOR-BUFFERS) and checked the same as for every file.
+_SCRATCH = {
+    "multi_color": "the 3 convert_layout scratch buffers are 1024 bytes, the lit commit's 1152: "
+    "the allocations at 1152, 1344, 1472 sit at 1024, 1088, 1344 (total 1376, lit 1504)",
+    "multi_color_multi_rounds": "the 2 convert_layout scratch buffers are 1024 bytes, the lit "
+    "commit's 1152: the allocations at 9344, 9472 sit at 9216, 9344 (total 9376, lit 9504)",
+    "reusable": "the 4 convert_layout scratch buffers are 8192 bytes each, the lit commit's "
+    "4608, 1088, 4608, 1088 (total 8192, lit 4608)",
+    "matmul_loop": "the 2 convert_layout scratch buffers are 8192 and 2048 bytes, the lit "
+    "commit's 4608 and 4352 (total 8192, lit 4608)",
+}
 KNOWN = {
-    "allocation-6da8a386/if_else_calls@3.6.0": _ACROSS,
-    "allocation-6da8a386/if_else_calls@3.9.0": _ACROSS,
-    "allocation-6da8a386/multiple_calls@3.6.0": _ACROSS,
-    "allocation-6da8a386/multiple_calls@3.9.0": _ACROSS,
-    "warp-specialize-tf-d44fedc4/partition_region_interference@3.6.0": _PARTITION,
-    "warp-specialize-tf-d44fedc4/partition_region_interference@3.9.0": _PARTITION,
-    "allocation-6da8a386/multi_color@3.6.0": "release difference: convert_layout scratch is 1024 bytes, the lit commit's 1152 (offsets shift)",
-    "allocation-6da8a386/multi_color@3.9.0": "release difference: convert_layout scratch is 1024 bytes, the lit commit's 1152 (offsets shift)",
-    "allocation-6da8a386/multi_color_multi_rounds@3.6.0": "release difference: convert_layout scratch is 1024 bytes, the lit commit's 1152 (offsets shift)",
-    "allocation-6da8a386/multi_color_multi_rounds@3.9.0": "release difference: convert_layout scratch is 1024 bytes, the lit commit's 1152 (offsets shift)",
-    "allocation-6da8a386/reusable@3.6.0": "release difference: convert_layout scratch is 8192 bytes, the lit commit's 4608 and 1088",
-    "allocation-6da8a386/reusable@3.9.0": "release difference: convert_layout scratch is 8192 bytes, the lit commit's 4608 and 1088",
-    "allocation-6da8a386/matmul_loop@3.6.0": "release difference: convert_layout scratch is 8192 and 2048 bytes, the lit commit's 4608 and 4352",
-    "allocation-6da8a386/matmul_loop@3.9.0": "release difference: convert_layout scratch is 8192 and 2048 bytes, the lit commit's 4608 and 4352",
-    "warp-specialize-tf-d44fedc4/warp_specialize_default_region@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/warp_specialize_default_region@3.9.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/nonoverlapping_liveness_in_default_region@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/nonoverlapping_liveness_in_default_region@3.9.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/overlapping_liveness_in_default_region@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/overlapping_liveness_in_default_region@3.9.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/alias_through_default_outputs@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/alias_through_default_outputs@3.9.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/implicit_capture_liveness@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/implicit_capture_liveness@3.9.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/implicit_and_explicit_capture_liveness@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/implicit_and_explicit_capture_liveness@3.9.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/explicit_capture_liveness@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/explicit_capture_liveness@3.9.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/implicit_capture_liveness_default@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/implicit_capture_liveness_default@3.9.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/two_different_ws@3.6.0": _WS_STATE,
-    "warp-specialize-tf-d44fedc4/two_different_ws@3.9.0": _WS_STATE,
+    f"allocation-6da8a386/{name}@{release}": f"release difference: {why}"
+    for name, why in _SCRATCH.items()
+    for release in ("3.6.0", "3.9.0")
 }
 
 
@@ -150,9 +125,9 @@ def _allocated(path: Path, text: str, release: str) -> tuple[str, str, str] | No
     fails = re.search(rf"^// ALLOCATOR-FAILS {re.escape(release)}: (.*)$", text, re.M)
     if fails:
         with pytest.raises(AllocationError):
-            allocate(text, prepasses="as_written")
+            allocate(text, prepasses=PREPASSES)
         return None
-    done = allocate(text, prepasses="as_written")
+    done = allocate(text, prepasses=PREPASSES)
     return done.module, done.debug, done.version
 
 
@@ -172,10 +147,14 @@ def _judge(path: Path, release: str, against_release: bool = False) -> None:
     else:
         assert report.status == verdict.group(1), [n.message for n in report.notes]
     mine = [b for b in buffers if b.function == path.stem]
+    # Every buffer as the release placed and sized it (its debug text, recorded in the file).
+    printed = re.search(rf"^// ALLOCATOR-BUFFERS {re.escape(release)}:(.*)$", text, re.M)
+    assert printed, f"no ALLOCATOR-BUFFERS line for {release}"
+    recorded = sorted(tuple(int(n) for n in b.split(":")) for b in printed.group(1).split())
+    assert sorted((b.offset, b.size) for b in mine) == recorded
+    assert _function_offsets(allocated[0], path.stem) == sorted(o for o, _ in recorded)
     want = _BUFFER.findall(text)
     if against_release:
-        offsets = _function_offsets(allocated[0], path.stem)
-        assert sorted(b.offset for b in mine) == offsets
         return
     if want or _SIZE.search(text):
         # The lit file's CHECK lines: the same for every release, unless KNOWN says otherwise.
@@ -198,9 +177,36 @@ def test_corpus_is_there() -> None:
     for path in FILES:
         text = path.read_text()
         assert text.startswith("// Source: ") and "(MIT license)" in text.splitlines()[0], path
-    # Every file of the newest lit commit is judged by 3.9 from stored output.
-    for path in (LIT / "membar-0202b1d9").glob("*.ttgir"):
-        assert path.with_name(f"{path.stem}.3.9.0.alloc.json").exists(), path
+    # Every file of the newest lit commit is judged by 3.9 from stored output; a file of the
+    # others without it says why 3.9 cannot allocate it.
+    for path in FILES:
+        stored = path.with_name(f"{path.stem}.3.9.0.alloc.json").exists()
+        if path.parent.name == "membar-0202b1d9":
+            assert stored, path
+        assert stored or "// ALLOCATOR-FAILS 3.9.0: " in path.read_text(), path
+
+
+WS = sorted((LIT / "warp-specialize-tf-d44fedc4").glob("*.ttgir"))
+
+
+@pytest.mark.parametrize("path", WS, ids=lambda p: p.stem)
+def test_warp_groups_as_the_backend_pads_them(path: Path) -> None:
+    """The backend's warp-group pass (run before the allocation when compiling, not by the lit
+    test) pads the partitions to whole warp groups: more partition warps, so more state bytes
+    (one per partition warp) than the lit file says. Still no finding, and the state is sized
+    from the allocator's output."""
+    pytest.importorskip("triton")
+    text = path.read_text()
+    done = allocate(text, prepasses="as_written")
+    report, _, buffers = check_plan(text, path.name, allocated=(done.module, done.debug,
+                                                                 done.version))  # fmt: skip
+    assert not report.findings, [f.message for f in report.findings]
+    states = [(b.size, b.size_from) for b in buffers if b.kind == "state"]
+    warps = re.search(r'"ttg\.num-warps" = (\d+)', done.module)
+    total = re.search(r'"ttg\.total-num-warps" = (\d+)', done.module)
+    assert warps
+    partition_warps = int(total.group(1)) - int(warps.group(1)) if total else 0
+    assert states == ([(partition_warps, "allocator")] if partition_warps else [])
 
 
 # --- the runner -------------------------------------------------------------------------------
@@ -267,9 +273,26 @@ def test_prepasses_that_delete_allocations_are_not_silent() -> None:
     # The release's inliner canonicalizes: all three allocations of @unused are unused.
     release = allocate(_UNUSED, prepasses="release")
     assert "ttg.local_alloc" not in release.module
+    assert release.removed == ["@unused: 3 of 3 ttg.local_alloc"]
     auto = allocate(_UNUSED)
     assert auto.prepasses == "as_written"
     assert auto.removed == ["@unused: 3 of 3 ttg.local_alloc"]
     report, _, buffers = check_plan(_UNUSED, "unused.ttgir",
                                     allocated=(auto.module, auto.debug, auto.version))  # fmt: skip
     assert len(buffers) == 3 and not report.findings
+
+
+def test_plan_of_a_module_the_prepasses_emptied_is_partial() -> None:
+    pytest.importorskip("triton")
+    # Judged after the release's passes: no buffer is left, which is not "clean".
+    report, _, buffers = check_plan(_UNUSED, "unused.ttgir", prepasses="release")
+    assert buffers == [] and report.status == "partial"
+    (note,) = [n for n in report.notes if n.kind == "plan.removed"]
+    assert "@unused: 3 of 3 ttg.local_alloc" in note.message and "not judged" in note.message
+    # By default the plan is of the module as written: its buffers, and the same note.
+    report, _, buffers = check_plan(_UNUSED, "unused.ttgir")
+    assert len(buffers) == 3 and report.status == "partial" and not report.findings
+    assert [n.kind for n in report.notes] == ["plan.removed"]
+    # As Triton's own test pass runs it: nothing removed, nothing to say.
+    report, _, buffers = check_plan(_UNUSED, "unused.ttgir", prepasses="none")
+    assert len(buffers) == 3 and report.status == "clean"

@@ -13,9 +13,13 @@ their uses need). Everything else the parser rejects is a one-line ``LlirError``
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import os
 import re
 import struct
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +28,7 @@ MAX_BYTES = 64 * 2**20
 MAX_INSTRUCTIONS = 2_000_000
 MAX_CONST_DEPTH = 64  # nesting of a constant expression
 MAX_DECLARATIONS = 4096  # declarations added to a hand-written excerpt
+MAX_WARNING_BYTES = 64 * 1024  # of what LLVM's parser prints
 
 NEEDS_LLVMLITE = "alias-spec plan --llir needs llvmlite: pip install 'tle-alias-spec[plan]'"
 
@@ -97,6 +102,7 @@ class Function:
     instructions: list[Instruction]
     attributes: str  # the function's attributes as LLVM prints them
     threads: int | None = None  # the block size its nvvm.reqntid / maxntid attribute gives
+    linkage: str = "external"  # "internal" / "private": only callable from this module
 
 
 @dataclass
@@ -104,6 +110,7 @@ class Module:
     functions: list[Function]  # definitions only
     declarations: list[str]  # functions declared, not defined
     metadata: dict[str, str]  # "!N" -> its text
+    warnings: list[str] = field(default_factory=list)  # what LLVM's parser said (one line each)
 
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
@@ -111,8 +118,12 @@ class Module:
 
 # --- the text before LLVM reads it -------------------------------------------------------------
 
-_HEX_FLOAT = re.compile(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
-_SPECIAL_FLOAT = re.compile(r"(?<=[\s,(\[<])([+-]?)(inf|nan|qnan)\b(?![(.\w])")
+# A float literal in the newer spellings, where an operand starts; strings (asm text, names)
+# and comments are matched first so that nothing inside them is respelled, and a label or
+# name (``nan:``, ``%inf``) is not a literal.
+_NEW_FLOAT = re.compile(
+    r'"[^"]*"|;[^\n]*|(?<=[\s,(\[<])(?:f0x([0-9A-Fa-f]+)\b|([+-]?)(inf|nan|qnan)\b(?![(.\w:]))'
+)
 _UNDEFINED = re.compile(r"use of undefined value '@")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _GLOBAL_NAME = r'@(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)'
@@ -122,29 +133,34 @@ _DEFINED = re.compile(
 _USED = re.compile(rf"(addrspace\((\d+)\)\s+)?({_GLOBAL_NAME})(\s*\()?")
 
 
-def _hex_float(m: re.Match[str]) -> str:
+def _hex_float(digits: str, spelled: str) -> str:
     """The newer exact-bits spelling as the older one: doubles and floats both as a double's
     bits (a float widens exactly); others keep the digits and LLVM says if it objects."""
-    digits = m.group(1)
     if len(digits) == 8:
         value = struct.unpack(">f", bytes.fromhex(digits))[0]
         return f"0x{struct.unpack('>Q', struct.pack('>d', value))[0]:016X}"
     if len(digits) == 16:
         return "0x" + digits.upper()
-    return m.group(0)
+    return spelled
 
 
-def _special_float(m: re.Match[str]) -> str:
-    if m.group(2) == "inf":
-        return "0xFFF0000000000000" if m.group(1) == "-" else "0x7FF0000000000000"
-    return "0xFFF8000000000000" if m.group(1) == "-" else "0x7FF8000000000000"
+def _special_float(sign: str, name: str) -> str:
+    if name == "inf":
+        return "0xFFF0000000000000" if sign == "-" else "0x7FF0000000000000"
+    return "0xFFF8000000000000" if sign == "-" else "0x7FF8000000000000"
+
+
+def _respelled(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        return _hex_float(m.group(1), m.group(0))
+    if m.group(3) is not None:
+        return _special_float(m.group(2), m.group(3))
+    return m.group(0)  # a string or a comment
 
 
 def _modernised(text: str) -> str:
-    if "f0x" in text:
-        text = _HEX_FLOAT.sub(_hex_float, text)
-    if "inf" in text or "nan" in text:
-        text = _SPECIAL_FLOAT.sub(_special_float, text)
+    if "f0x" in text or "inf" in text or "nan" in text:
+        text = _NEW_FLOAT.sub(_respelled, text)
     return text
 
 
@@ -181,9 +197,32 @@ def _llvm() -> Any:
     return llvm
 
 
-def _parse(llvm: Any, text: str) -> Any:
+@contextlib.contextmanager
+def _llvm_stderr(said: list[str]) -> Iterator[None]:
+    """LLVM's parser writes its warnings (debug info it found invalid and dropped) to the
+    process's stderr, past Python: they are caught here, so that the command's own output
+    stays one line on bad input and none on good input."""
     try:
-        return llvm.parse_assembly(text)
+        saved = os.dup(2)
+    except OSError:  # no stderr to keep clean
+        yield
+        return
+    with tempfile.TemporaryFile() as tmp:
+        try:
+            os.dup2(tmp.fileno(), 2)
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read(MAX_WARNING_BYTES).decode("utf-8", "replace")
+            said.extend(" ".join(line.split()) for line in text.splitlines() if line.strip())
+
+
+def _parse(llvm: Any, text: str, said: list[str]) -> Any:
+    try:
+        with _llvm_stderr(said):
+            return llvm.parse_assembly(text)
     except RuntimeError as exc:
         raise LlirError(_parse_message(str(exc))) from None
 
@@ -217,22 +256,26 @@ def read(text: str) -> Module:
         raise LlirError("LLVM IR is not valid Unicode text") from None
     llvm = _llvm()
     source = _modernised(text)
+    said: list[str] = []
     try:
-        mod = _parse(llvm, source)
+        mod = _parse(llvm, source, said)
     except LlirError as exc:
         if not _UNDEFINED.search(str(exc)):
             raise
         extra = _declarations(source)
         if not extra:
             raise
+        said.clear()
         try:
-            mod = _parse(llvm, source + "\n" + extra + "\n")
+            mod = _parse(llvm, source + "\n" + extra + "\n", said)
         except LlirError:
             raise exc from None
     try:
-        return _convert(mod, text)
+        out = _convert(mod, text)
     finally:
         mod.close()
+    out.warnings = said
+    return out
 
 
 # --- from LLVM objects to records ---------------------------------------------------------------
@@ -323,6 +366,7 @@ def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], meta: dict[str,
     attrs = " ".join(a.decode("utf-8", "replace") if isinstance(a, bytes) else str(a)
                      for a in fn.attributes)  # fmt: skip
     out = Function(fn.name, fline, params, blocks, [], attrs)
+    out.linkage = getattr(fn.linkage, "name", str(fn.linkage))
     t = _THREADS.search(attrs)
     if t:
         n = 1

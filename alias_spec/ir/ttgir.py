@@ -6,7 +6,9 @@ the regions an op owns (so that loops, branches and warp-specialize partitions a
 ``cf`` block labels and branches, the ``allocation.offset`` / ``allocation.size`` attributes
 and the module's ``ttg.shared``, each op's kernel source location and the callee of a call.
 
-Each line is split into MLIR tokens first, so strings, comments, symbols and literals mean
+A statement may span lines (MLIR does not care where lines break): it goes on while a bracket
+other than a region's brace is open or its line ends with ``:``, ``->``, ``,`` or ``=``. Each
+statement is split into MLIR tokens first, so strings, comments, symbols and literals mean
 what they mean to MLIR: a ``//`` or a brace inside a string is text, a comment is not read,
 ``@"quoted names"`` and ``@bare`` ones are the same kind of symbol (escapes decoded), integers
 may be hexadecimal or negative, and ``loc(...)`` is a location only where ``loc`` is a keyword.
@@ -14,7 +16,9 @@ may be hexadecimal or negative, and ``loc(...)`` is a location only where ``loc`
 SSA values are resolved by scope as MLIR's parser does: a value defined in a region is
 visible in the regions nested in it and not after the region closes; a function and a
 warp-specialize partition (isolated from above) start with nothing visible; a name used before
-any visible definition is a forward reference to its next definition. Each definition gets a
+any visible definition is a forward reference to its next definition, and one that no
+definition resolves is an error, as in MLIR. (A function's value used inside a partition, which
+MLIR rejects, is read as captured: its live range can only grow.) Each definition gets a
 unique name: the first of a name keeps it, later ones get ``@N`` (``%a``, ``%a@1``; ``@`` is
 not allowed in an SSA name, so no real name collides), and every use names the definition it
 resolves to. The results of an op with several (``%r:2 = ...``) are ``%r#0`` and ``%r#1``.
@@ -32,6 +36,8 @@ from dataclasses import dataclass, field
 # stays linear and memory stays bounded.
 MAX_DEPTH = 256
 MAX_LINE = 1_000_000
+MAX_RESULTS = 4096  # results of one op (``%r:N``), arguments of one block
+_MAX_DIGITS = 64  # longest integer literal given a value (2**128 has 39 digits)
 
 LOOP_OPS = {"scf.for", "scf.while"}
 CONCURRENT_OPS = {"ttg.warp_specialize"}
@@ -129,13 +135,25 @@ def lex(line: str) -> list[Tok]:
         elif kind == "sym":
             value = _decode(text[2:-1]) if text.startswith('@"') else text[1:]
         elif kind == "hex":
-            kind, value = "int", int(text, 16)
+            # No integer the reader uses is this long: None (``_int_value`` rejects it) keeps
+            # a huge literal from costing time or memory.
+            kind, value = "int", int(text, 16) if len(text) <= _MAX_DIGITS else None
         elif kind == "int":
-            value = int(text)
+            value = int(text) if len(text) <= _MAX_DIGITS else None
         elif kind == "arrow":
             kind = "punct"
         toks.append(Tok(kind, text, m.start(), m.end(), value))
     return toks
+
+
+def strip_comment(line: str) -> str:
+    """The line without its ``//`` comment (a ``//`` inside a string literal is text)."""
+    for m in _TOKEN.finditer(line):
+        if m.lastgroup == "comment":
+            return line[: m.start()]
+        if m.lastgroup == "punct" and m.group(0) == '"':
+            return line  # a string that does not end: no comment after it
+    return line
 
 
 def _loc_spans(toks: list[Tok]) -> list[tuple[int, int]]:
@@ -245,6 +263,27 @@ class Op:
     targets: list[str] = field(default_factory=list)  # branch targets (cf)
     callee: str | None = None  # the symbol a call names (decoded)
     symbols: list[str] = field(default_factory=list)  # every symbol the statement names
+    name_end: int = 0  # where the op's name ends in ``head`` (its operands follow)
+    region: int = 0  # which region of ``parent`` this op is in (0: the first)
+    regions: int = 0  # how many regions this op has
+    # Per region: the values it declares for it (header values, partition arguments, the
+    # entry block's arguments).
+    region_args: list[list[str]] = field(default_factory=list)
+    # ``%a = %b`` in the header (loop variables, iter_args, while arguments): for each entry
+    # of ``decls`` the index into ``uses`` of the value it starts as (-1: none).
+    init_uses: list[int] = field(default_factory=list)
+    succ_uses: list[list[int]] = field(default_factory=list)  # per target: its operands
+
+    @property
+    def inits(self) -> list[tuple[str, str]]:
+        """(declared value, the value it starts as) for each ``%a = %b`` of the header."""
+        return [(d, self.uses[k]) for d, k in zip(self.decls, self.init_uses, strict=False)
+                if k >= 0]  # fmt: skip
+
+    @property
+    def succ_args(self) -> list[list[str]]:
+        """The operands passed to each branch target, in the order of ``targets``."""
+        return [[self.uses[k] for k in ks] for ks in self.succ_uses]
 
     @property
     def text(self) -> str:
@@ -296,6 +335,12 @@ class Module:
     loc_aliases: dict[str, str]
     # Whether any op or function carries an allocation.* attribute (a planned module).
     planned: bool = False
+    saw_module: bool = True
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """Every ``#name = value`` definition (attribute and location aliases alike)."""
+        return self.loc_aliases
 
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
@@ -362,38 +407,64 @@ def _own_loc(line: str, toks: list[Tok]) -> str | None:
     return line[toks[i + 1].end : toks[j].start].strip()
 
 
+def _attr_key(t: Tok) -> str | None:
+    """An attribute name: bare (``allocation.offset``) or quoted (``"allocation.offset"``)."""
+    if t.kind == "id":
+        return t.text
+    if t.kind == "str":
+        return str(t.value)
+    return None
+
+
+# What may follow an integer attribute's value: its type, the next attribute, the dict's end.
+_AFTER_INT = {":", ",", "}", ">", ")"}
+
+
+def _int_value(toks: list[Tok], j: int, what: str) -> int | None:
+    """The integer literal at ``toks[j]`` (after an optional ``-``); None when there is none.
+    TtgirError when the literal runs on into more text (``0X10``, ``1e3``, ``0x10g``): MLIR
+    would not read it as the integer it starts with."""
+    sign = 1
+    if j < len(toks) and toks[j].text == "-":
+        sign, j = -1, j + 1
+    if j >= len(toks) or toks[j].kind != "int":
+        return None
+    if toks[j].value is None:
+        raise TtgirError(f"{what} is longer than any integer ({len(toks[j].text)} digits)")
+    nxt = toks[j + 1] if j + 1 < len(toks) else None
+    if nxt is not None and (nxt.start == toks[j].end and nxt.text not in _AFTER_INT):
+        raise TtgirError(f"{what} is not an MLIR integer literal")
+    if nxt is not None and nxt.kind == "punct" and nxt.text not in _AFTER_INT:
+        raise TtgirError(f"{what} is not an MLIR integer literal")
+    return sign * int(toks[j].value)  # type: ignore[call-overload]
+
+
 def _int_attrs(toks: list[Tok], line_no: int, into: dict[str, int]) -> None:
     """``allocation.offset = N`` / ``allocation.size = N`` (N decimal or hexadecimal, maybe
-    negative, maybe typed) into ``into``; TtgirError when the value is not an integer or the
-    key is given twice."""
+    negative, maybe typed; the key bare or quoted) into ``into``; TtgirError when the value is
+    not an integer or the key is given twice."""
     for i, t in enumerate(toks):
-        if t.kind != "id" or t.text not in INT_ATTRS:
+        key = _attr_key(t)
+        if key not in INT_ATTRS:
             continue
         if i + 1 >= len(toks) or toks[i + 1].text != "=":
             continue
-        j = i + 2
-        sign = 1
-        if j < len(toks) and toks[j].text == "-":
-            sign, j = -1, j + 1
-        if j >= len(toks) or toks[j].kind != "int":
-            raise TtgirError(f"line {line_no}: {t.text} is not an integer")
-        if j + 1 < len(toks) and toks[j + 1].text == ".":
-            raise TtgirError(f"line {line_no}: {t.text} is not an integer")
-        if t.text in into:
-            raise TtgirError(f"line {line_no}: {t.text} given twice")
-        into[t.text] = sign * int(toks[j].value)  # type: ignore[call-overload]
+        value = _int_value(toks, i + 2, f"line {line_no}: {key}")
+        if value is None:
+            raise TtgirError(f"line {line_no}: {key} is not an integer")
+        if key in into:
+            raise TtgirError(f"line {line_no}: {key} given twice")
+        into[key] = value
 
 
 def _module_int(toks: list[Tok], key: str) -> int | None:
     for i, t in enumerate(toks):
-        name = t.value if t.kind == "str" else t.text if t.kind == "id" else None
-        if name != key or i + 2 >= len(toks) or toks[i + 1].text != "=":
+        if _attr_key(t) != key or i + 2 >= len(toks) or toks[i + 1].text != "=":
             continue
-        j, sign = i + 2, 1
-        if toks[j].text == "-":
-            sign, j = -1, j + 1
-        if j < len(toks) and toks[j].kind == "int":
-            return sign * int(toks[j].value)  # type: ignore[call-overload]
+        value = _int_value(toks, i + 2, key)
+        if value is None:
+            raise TtgirError(f"{key} is not an integer")
+        return value
     return None
 
 
@@ -416,6 +487,8 @@ class _Scopes:
         self.count: dict[str, int] = {}
         self.multi: dict[str, int] = {}  # unique name -> number of results (when several)
         self.pending: dict[str, list[tuple[list[str], int, str]]] = {}  # forward references
+        self.first_use: dict[str, int] = {}  # line of each forward reference's first use
+        self.line = 0  # the line being read
 
     def push(self, isolated: bool = False) -> None:
         saved = self.visible if isolated else None
@@ -445,6 +518,7 @@ class _Scopes:
         self.frames[-1][0].append(raw)
         if results > 1:
             self.multi[uid] = results
+        self.first_use.pop(raw, None)
         for into, i, suffix in self.pending.pop(raw, []):
             into[i] = self._named(uid, suffix)
         return uid
@@ -459,11 +533,23 @@ class _Scopes:
         base, _, num = raw.partition("#")
         suffix = "#" + num if num else ""
         stack = self.visible.get(base)
+        if not stack:
+            # A value of the enclosing function used inside an isolated region (MLIR rejects
+            # that): read as captured, so the value is live there too, never shorter.
+            stack = next((saved[base] for _, saved in reversed(self.frames)
+                          if saved is not None and saved.get(base)), None)  # fmt: skip
         if stack:
             into.append(self._named(stack[-1], suffix))
             return
         into.append(raw)
         self.pending.setdefault(base, []).append((into, len(into) - 1, suffix))
+        self.first_use.setdefault(base, self.line)
+
+    def check_defined(self) -> None:
+        """At a function's end: a use that no definition resolved is an error (MLIR's too)."""
+        if self.pending:
+            name, line = min(((n, self.first_use[n]) for n in self.pending), key=lambda x: x[1])
+            raise TtgirError(f"line {line}: use of {name}, which is never defined")
 
 
 def _results_of(toks: list[Tok]) -> tuple[list[tuple[str, int]], int] | None:
@@ -474,7 +560,10 @@ def _results_of(toks: list[Tok]) -> tuple[list[tuple[str, int]], int] | None:
         name, n = toks[i].text, 1
         i += 1
         if i + 1 < len(toks) and toks[i].text == ":" and toks[i + 1].kind == "int":
-            n = int(toks[i + 1].value)  # type: ignore[call-overload]
+            n = int(toks[i + 1].value or 0)  # type: ignore[call-overload]
+            if not 0 < n <= MAX_RESULTS:
+                raise TtgirError(f"a result group {name}:{toks[i + 1].text[:12]} (at most "
+                                 f"{MAX_RESULTS} results)")  # fmt: skip
             i += 2
         out.append((name, n))
         if i < len(toks) and toks[i].text == ",":
@@ -494,46 +583,107 @@ def _op_name(tok: Tok) -> str | None:
     return None
 
 
-def read_module(text: str) -> Module:
-    """Read a TTGIR module; TtgirError (one line) when it is not one."""
+# A statement continues on the next line while a bracket is open (a region's ``{`` aside) or
+# when its line ends with one of these: MLIR does not care where lines break.
+_CONTINUES = {":", "->", ",", "="}
+_OPENERS = {"(": 1, "[": 1, "<": 1, ")": -1, "]": -1, ">": -1}
+
+
+def _statements(text: str):
+    """(first line number, text, tokens) of each statement: a line, or the lines a statement
+    spans joined with single spaces (tokens keep their place in the joined text). Lines are
+    counted by ``\n`` as MLIR counts them; each line is lexed once, so a statement that never
+    ends costs its length once."""
+    lines = text.split("\n")
+    in_resources = False
+    k = 0
+    while k < len(lines):
+        line_no, raw = k + 1, lines[k].removesuffix("\r")
+        k += 1
+        if len(raw) > MAX_LINE:
+            raise TtgirError(f"line {line_no} is longer than {MAX_LINE} characters")
+        if in_resources:
+            in_resources = not raw.strip().startswith("#-}")
+            continue
+        if raw.strip().startswith("{-#"):
+            # A resource section (blobs, not ops) runs to its closing ``#-}``.
+            in_resources = not raw.rstrip().endswith("#-}")
+            continue
+        try:
+            toks = lex(raw)
+        except TtgirError as exc:
+            raise TtgirError(f"line {line_no}: {exc}") from None
+        if not toks:
+            continue
+        if toks[0].text == "}" or toks[0].kind in ("label", "hash"):
+            yield line_no, raw, toks
+            continue
+        depth = _open_depth(toks, 0)
+        parts = [raw]
+        size = len(raw)
+        while k < len(lines) and (
+            (depth > 0 and toks[-1].text != "{") or toks[-1].text in _CONTINUES
+        ):
+            piece = lines[k].removesuffix("\r")
+            if len(piece) > MAX_LINE:
+                raise TtgirError(f"line {k + 1} is longer than {MAX_LINE} characters")
+            k += 1
+            try:
+                more = lex(piece)
+            except TtgirError as exc:
+                raise TtgirError(f"line {k}: {exc}") from None
+            if not more:
+                continue
+            lead = more[0].start
+            shift = size + 1 - lead
+            toks += [Tok(t.kind, t.text, t.start + shift, t.end + shift, t.value) for t in more]
+            parts.append(piece[lead:])
+            size += 1 + len(piece) - lead
+            depth = _open_depth(more, depth)
+        yield line_no, " ".join(parts), toks
+
+
+def _open_depth(toks: list[Tok], depth: int) -> int:
+    for t in toks:
+        if t.kind == "punct":
+            depth += _OPENERS.get(t.text, 0)
+    return depth
+
+
+def read_module(text: str, strict: bool = True) -> Module:
+    """Read a TTGIR module; TtgirError (one line) when it is not one.
+
+    ``strict=False`` reads what it can of text that is not quite a module (lint's view of a
+    dump): a statement that is not an op is kept as an op named ``?``, a line outside any
+    function that is not TTGIR is left out, a function left open at the end is closed there, a
+    use never defined keeps its name as written. The plan validator reads strictly."""
     if not isinstance(text, str):
         raise TtgirError("input is not text")
+    if "\x00" in text:
+        raise TtgirError("binary input, not MLIR text")
     functions: list[Function] = []
     loc_aliases: dict[str, str] = {}
     shared: int | None = None
     warps: int | None = None
     saw_module = False
     planned = False
-    in_resources = False
     fn: Function | None = None
     scopes = _Scopes()
     # (region owner, brace depth at which it closes, results defined when it closes)
     stack: list[tuple[Op | None, int, list[tuple[str, int]] | None]] = []
     depth = 0  # brace depth inside the current function
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        if len(raw) > MAX_LINE:
-            raise TtgirError(f"line {line_no} is longer than {MAX_LINE} characters")
-        if in_resources:
-            in_resources = not raw.strip().startswith("#-}")
-            continue
-        if fn is None and raw.strip().startswith("{-#"):
-            # A resource section (blobs, not ops) runs to its closing ``#-}``.
-            in_resources = not raw.rstrip().endswith("#-}")
-            continue
-        try:
-            all_toks = lex(raw)
-        except TtgirError as exc:
-            raise TtgirError(f"line {line_no}: {exc}") from None
-        if not all_toks:
-            continue
+    seen: set[tuple[int | None, int]] = set()  # regions (owner, index) with a statement
+    for line_no, raw, all_toks in _statements(text):
         toks = _without_locs(all_toks)
-        stripped = _blanked(raw, all_toks).strip()
+        blanked = _blanked(raw, all_toks)
+        lead = len(blanked) - len(blanked.lstrip())
+        stripped = blanked.strip()
         first = toks[0] if toks else all_toks[0]
         if fn is None:
             if first.kind == "hash" and len(toks) > 1 and toks[1].text == "=":
                 loc_aliases[first.text] = raw[toks[1].end :].strip()
                 continue
-            if first.kind == "id" and first.text == "module":
+            if first.kind == "id" and first.text in ("module", "builtin.module"):
                 saw_module = True
                 s = _module_int(toks, "ttg.shared")
                 if s is not None:
@@ -545,8 +695,10 @@ def read_module(text: str) -> Module:
             if first.kind == "id" and first.text in ("tt.func", "func.func"):
                 sym = next((t for t in toks if t.kind == "sym"), None)
                 if sym is None:
+                    if not strict:
+                        continue
                     raise TtgirError(f"line {line_no}: a function without a name")
-                if not saw_module:
+                if not saw_module and strict:
                     raise TtgirError(f"line {line_no}: a function outside any module")
                 scopes = _Scopes()
                 args = [scopes.define(a) for a in _arg_decls(toks)]
@@ -556,6 +708,7 @@ def read_module(text: str) -> Module:
                 functions.append(fn)
                 depth = _balance(toks)
                 stack = []
+                seen = set()
                 if depth <= 0:  # a declaration without a body
                     fn = None
                 continue
@@ -563,10 +716,14 @@ def read_module(text: str) -> Module:
                 continue
             if first.kind == "id" and first.text.startswith("llvm."):
                 continue  # declarations and globals outside functions
+            if not strict:
+                continue
             raise TtgirError(f"line {line_no}: not TTGIR ({stripped[:40]!r})")
         # Inside a function.
+        scopes.line = line_no
         bal = _balance(toks)
         owner = stack[-1][0] if stack else None
+        here = (owner.pos if owner else None, owner.regions - 1 if owner else 0)
         if first.text == "}":
             # Closing regions: the text after them belongs to the region's owner (else/do,
             # generic attributes and types); a brace opened after them opens its next region.
@@ -594,15 +751,24 @@ def read_module(text: str) -> Module:
                     closed.end = len(fn.ops) - 1
                     if deferred is not None:
                         closed.results = _define_results(scopes, deferred)
-            for _ in range(max(0, _balance(rest_toks))):
+            opened = max(0, _balance(rest_toks))
+            for _ in range(opened):
                 scopes.push()
             if owner is not None and rest_toks:
-                owner.decls += [scopes.define(d) for d in _arg_decls(rest_toks)]
+                declared = [scopes.define(d) for d in _arg_decls(rest_toks)]
+                owner.decls += declared
+                if opened and stack and stack[-1][0] is owner:
+                    owner.regions += 1  # ``} else {``, ``} do {``: the owner's next region
+                    owner.region_args.append(declared)
             depth = new_depth
             if depth <= 0:
+                if strict:
+                    scopes.check_defined()
                 fn = None
                 stack = []
             continue
+        entry = here not in seen  # the first statement of its region
+        seen.add(here)
         if first.kind == "id" and (first.text == "default" or _PARTITION.match(first.text)):
             # ``default {`` / ``partitionN(args) num_warps(n) {`` open a region of the
             # warp_specialize op just before them; a partition is isolated from above.
@@ -613,37 +779,49 @@ def read_module(text: str) -> Module:
             if len(stack) >= MAX_DEPTH:
                 raise TtgirError(f"line {line_no}: regions nested deeper than {MAX_DEPTH}")
             scopes.push(isolated=first.text != "default")
-            ws.decls += [scopes.define(d) for d in _arg_decls(toks)]
+            declared = [scopes.define(d) for d in _arg_decls(toks)]
+            ws.decls += declared
+            ws.regions += 1
+            ws.region_args.append(declared)
             stack.append((ws, depth, None))
             depth += bal
             continue
         if first.kind == "label":
             label = Op("^" + first.text[1:], len(fn.ops), line_no, first.start + 1, [], [], [],
                        stripped)  # fmt: skip
-            label.decls = [scopes.define(d) for d in _arg_decls(toks)]
-            label.parent = owner.pos if owner else None
+            decls = _arg_decls(toks)
+            if len(decls) > MAX_RESULTS:
+                raise TtgirError(f"line {line_no}: a block with more than {MAX_RESULTS} "
+                                 "arguments")  # fmt: skip
+            label.decls = [scopes.define(d) for d in decls]
+            label.parent, label.region = here
             label.end = label.pos
             if owner is None:
                 fn.labels[first.text[1:]] = label.pos
             else:
                 owner.decls += label.decls
+                if entry:
+                    owner.region_args[-1] += label.decls  # the region's entry block
             fn.ops.append(label)
             continue
         found = _results_of(toks)
         results, at = found if found else ([], 0)
         name = _op_name(toks[at]) if at < len(toks) else None
         if name is None:
-            raise TtgirError(f"line {line_no}: not an op ({stripped[:40]!r})")
-        col = toks[at].start + 1 + (toks[at].kind == "str")
+            if strict:
+                raise TtgirError(f"line {line_no}: not an op ({stripped[:40]!r})")
+            name, at = "?", at - 1  # read as an op without a name: its values are uses
+        col = toks[at].start + 1 + (toks[at].kind == "str") if at >= 0 else first.start + 1
         body = toks[at + 1 :]
         op = Op(name, len(fn.ops), line_no, col, [], [], [], stripped)
+        op.name_end = (toks[at].end if at >= 0 else first.start) - lead
         op.symbols = [str(t.value) for t in body if t.kind == "sym"]
         if name == "tt.call" or name.endswith(".call"):
             op.callee = op.symbols[0] if op.symbols else None
         _int_attrs(body, line_no, op.attrs)
         planned = planned or bool(op.attrs)
         op.loc_ref = _own_loc(raw, all_toks)
-        op.parent = owner.pos if owner else None
+        op.parent, op.region = here
         op.end = op.pos
         # Values this statement declares for its regions (``%i = %lb``, ``iter_args(%a =
         # %b)``); a warp_specialize declares ``%x: type`` too.
@@ -653,12 +831,17 @@ def read_module(text: str) -> Module:
         if name in CONCURRENT_OPS:
             declared |= {i for i, t in enumerate(body[:-1])
                          if t.kind == "ssa" and body[i + 1].text == ":"}  # fmt: skip
-        decl_raw = [body[i].text for i in sorted(declared)]
+        decl_at = sorted(declared)
+        decl_raw = [body[i].text for i in decl_at]
+        use_at: dict[int, int] = {}
         for i, t in enumerate(body):
             if t.kind == "ssa" and i not in declared:
+                use_at[i] = len(op.uses)
                 scopes.use(t.text, op.uses)
+        op.init_uses = [use_at.get(i + 2, -1) for i in decl_at]
         if name in BRANCHES:
             op.targets = [t.text[1:] for t in body if t.kind == "label"]
+            op.succ_uses = _successor_operands(body, use_at)
         fn.ops.append(op)
         if bal > 0:
             if len(stack) >= MAX_DEPTH:
@@ -666,6 +849,8 @@ def read_module(text: str) -> Module:
             for _ in range(bal):
                 scopes.push()
             op.decls = [scopes.define(d) for d in decl_raw]
+            op.regions = 1
+            op.region_args.append(list(op.decls))
             stack.append((op, depth, results))  # results are defined when its regions close
             depth += bal
         elif bal < 0:
@@ -674,10 +859,43 @@ def read_module(text: str) -> Module:
             op.decls = [scopes.define(d) for d in decl_raw]
             op.results = _define_results(scopes, results)
     if fn is not None:
-        raise TtgirError(f"function @{fn.name} is not closed")
-    if not saw_module:
+        if strict:
+            raise TtgirError(f"function @{fn.name} is not closed")
+        for closed, _, deferred in reversed(stack):  # close what the text left open
+            if closed is not None:
+                closed.end = len(fn.ops) - 1
+                if deferred is not None:
+                    closed.results = _define_results(scopes, deferred)
+    if not saw_module and (strict or not functions):
         raise TtgirError("no module found")
-    return Module(functions, shared, warps, loc_aliases, planned)
+    return Module(functions, shared, warps, loc_aliases, planned, saw_module)
+
+
+def _successor_operands(body: list[Tok], use_at: dict[int, int]) -> list[list[int]]:
+    """For each ``^label`` of a branch, the uses passed to it: the values inside the
+    parentheses right after it, before their ``:`` types."""
+    out: list[list[int]] = []
+    for i, t in enumerate(body):
+        if t.kind != "label":
+            continue
+        got: list[int] = []
+        if i + 1 < len(body) and body[i + 1].text == "(":
+            depth = 0
+            typed = False
+            for j in range(i + 1, len(body)):
+                b = body[j]
+                if b.kind == "punct" and b.text in "([{<":
+                    depth += 1
+                elif b.kind == "punct" and b.text in ")]}>":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif b.text == ":" and depth == 1:
+                    typed = True
+                elif b.kind == "ssa" and not typed and j in use_at:
+                    got.append(use_at[j])
+        out.append(got)
+    return out
 
 
 def _define_results(scopes: _Scopes, results: list[tuple[str, int]]) -> list[str]:

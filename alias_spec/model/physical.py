@@ -22,6 +22,13 @@ LEVELS = 3
 DEFAULT_ALIGNMENT = 16
 
 
+def packed_bytes(bits: int, count: int) -> int:
+    """The fewest bytes ``count`` elements of ``bits`` bits can occupy under any layout: every
+    bit packed. A lower bound on a footprint, never a footprint (a layout gives an element at
+    least ``elem_bytes`` bytes)."""
+    return (bits * count + 7) // 8
+
+
 def swizzle_repeat(swizzle_bytes: int) -> int:
     """Bytes after which an NVMMA swizzle pattern repeats: 128 x maxPhase, maxPhase =
     swizzle / 16, i.e. 8 x swizzle bytes (1024 for the 128-byte swizzle); 0 if unswizzled.

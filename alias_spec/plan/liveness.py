@@ -22,11 +22,12 @@ store reads its source until a later ``ttng.async_tma_store_wait`` that guarante
 The range is then widened until stable: over a whole loop (``scf.for``, ``scf.while``, or a
 ``cf`` branch back to an earlier block) when the range crosses the loop's boundary, when a
 derived value is carried around the loop, or when a derived value is used textually before
-it is defined; over a whole ``ttg.warp_specialize`` whenever it touches it (partitions run at
-the same time as the default region), except a range that lies inside the default region: the
-default warps run that region in order, and everything the partitions touch is live over all
-of it. The ranges are conservative: an over-long range can only raise a false alarm, never
-hide an overlap.
+it is defined; over a whole ``ttg.warp_specialize`` whenever it touches it, except a range that
+lies inside one of its regions (the default region or a partition): that region's warps run it
+in order. Such a range stays as it is and says which region it lies in
+(``concurrent_regions``): the proof holds it live together with everything of the op's other
+regions, which run at the same time. The ranges are conservative: an over-long range can only
+raise a false alarm, never hide an overlap.
 
 The work is about linear in the function's size: the flows are a graph walked once per root
 (each root's walk visits only what it reaches), and a widening step asks two precomputed
@@ -53,6 +54,9 @@ ASYNC_STORES = {
     "ttng.async_tma_scatter",
 }
 STORE_WAIT = "ttng.async_tma_store_wait"
+# A pointer made an integer still holds its buffer's bytes: through this op, and from then on
+# through any op on the integer (arithmetic, splats, region arguments), until tt.int_to_ptr.
+PTR_TO_INT = "tt.ptr_to_int"
 _PENDINGS = re.compile(r"\bpendings\s*=\s*(\d+)")
 _MULTI = re.compile(r"^\s*(%[\w.$-]+):(\d+)\s*=")
 _DEFAULT_END = "ttg.warp_yield"
@@ -85,6 +89,20 @@ class Span:
     carried: frozenset[str]  # values carried around the back edge
     always: bool  # concurrent regions: touching it means live over all of it
     default_end: int = -1  # concurrent: the last position of the default region
+    # Concurrent: each region's (first, last) position, the default region first. Each region
+    # runs in order on its own warps; the regions run at the same time.
+    regions: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.always and not self.regions and self.default_end >= 0:
+            self.regions = ((self.start, self.default_end),)
+
+    def region_of(self, lo: int, hi: int) -> int | None:
+        """The region that holds the range whole, if one does."""
+        for i, (a, b) in enumerate(self.regions):
+            if a <= lo and hi <= b:
+                return i
+        return None
 
 
 def _label_index(fn: Function) -> dict[tuple[int | None, str], int]:
@@ -109,10 +127,15 @@ def spans(fn: Function) -> list[Span]:
         elif op.name in CONCURRENT_OPS:
             # Its regions run at once; the op itself (the hand-over of its captures through
             # its own scratch, finished before the regions run on) is not part of that.
-            default_end = next((o.pos for o in fn.ops[op.pos + 1 : op.end + 1]
-                                if o.parent == op.pos and o.name == _DEFAULT_END),
-                               -1)  # fmt: skip
-            out.append(Span(op.pos + 1, op.end, frozenset(op.decls), True, default_end))
+            ends = [o for o in fn.ops[op.pos + 1 : op.end + 1]
+                    if o.parent == op.pos and o.name in TERMINATORS]  # fmt: skip
+            default_end = next((o.pos for o in ends if o.name == _DEFAULT_END), -1)
+            regions, first = [], op.pos + 1
+            for o in ends:
+                regions.append((first, o.pos))
+                first = o.pos + 1
+            out.append(Span(op.pos + 1, op.end, frozenset(op.decls), True, default_end,
+                            tuple(regions)))  # fmt: skip
         elif op.name in BRANCHES:
             for target in op.targets:
                 at = _target(fn, labels, op, target)
@@ -134,6 +157,10 @@ class _Flows:
             self.known.update(result_names(op))
             self.known.update(op.decls)
         self.edges: dict[str, list[str]] = {}
+        # Edges followed only from an integer made of a pointer (see PTR_TO_INT): every op's
+        # operands to its results.
+        self.loose: dict[str, list[str]] = {}
+        self.ints: set[str] = set()
         self.defs: dict[str, list[int]] = {}
         self.uses: dict[str, list[int]] = {}
         self._yields: list[tuple[int, str, str]] = []  # scf.if yields: (position, value, result)
@@ -157,8 +184,13 @@ class _Flows:
                 self.uses.setdefault(self.norm(u), []).append(op.pos)
             if region and (op.decls or results):
                 self._region_flows(op, results, yields.get(op.pos, []))
-            elif results and holds_memory(op):
+            elif results and (holds_memory(op) or op.name == PTR_TO_INT):
                 self._link(op.uses, results)
+                if op.name == PTR_TO_INT:
+                    self.ints.update(results)
+            elif results and op.name not in _DATA_OPS:
+                for u in op.uses:
+                    self.loose.setdefault(self.norm(u), []).extend(results)
             if op.name in BRANCHES:
                 for target in op.targets:
                     at = _target(fn, labels, op, target)
@@ -202,12 +234,26 @@ class _Flows:
         """Every value derived from a root."""
         seen = {root}
         todo = [root]
-        edges = self.edges
+        edges, loose = self.edges, self.loose
+        ints: set[str] = set()  # reached values that are integers made of a pointer
         while todo:
-            for t in edges.get(todo.pop(), ()):
+            v = todo.pop()
+            as_int = v in ints or v in self.ints
+            for t in edges.get(v, ()):
+                if as_int and t not in ints:
+                    ints.add(t)
+                    seen.discard(t)  # visit again: its integer edges count now
                 if t not in seen:
                     seen.add(t)
                     todo.append(t)
+            if as_int:
+                for t in loose.get(v, ()):
+                    if t not in ints:
+                        ints.add(t)
+                        seen.discard(t)
+                    if t not in seen:
+                        seen.add(t)
+                        todo.append(t)
         return seen
 
 
@@ -338,8 +384,8 @@ def _widen(lo: int, hi: int, index: _Index, triggers: list[Span], every: bool):
                 lo, hi = s.start, s.end
         for s in index.always:
             if s.start <= hi and lo <= s.end and (lo > s.start or hi < s.end):
-                if lo >= s.start and hi <= s.default_end:
-                    continue  # inside the default region: the default warps run it in order
+                if s.region_of(lo, hi) is not None:
+                    continue  # inside one region: its warps run it in order
                 lo, hi = min(lo, s.start), max(hi, s.end)
         if (lo, hi) == old:
             return lo, hi
@@ -361,6 +407,9 @@ class Liveness:
         self.size = len(fn.ops)
         self.flows = _Flows(fn)
         self.index = _Index(spans(fn))
+        self._always_cache: list[Span] | None = None
+        self._always_starts: list[int] = []
+        self._always_parent: list[int] = []
 
     def range_of(self, values: set[str]) -> tuple[int, int]:
         """The widened range of a root whose derived values are given."""
@@ -385,6 +434,40 @@ class Liveness:
 
     def point(self, pos: int) -> tuple[int, int]:
         return _widen(pos, pos, self.index, [], False)
+
+    def regions(self, live: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
+        """The concurrent regions a widened range lies in, outermost first, each as
+        (first, last position of the concurrent op's regions, region index)."""
+        lo, hi = live
+        if not self._always:
+            return ()
+        at = bisect_right(self._always_starts, lo) - 1
+        out = []
+        while at >= 0:
+            s = self._always[at]
+            if s.start <= lo and hi <= s.end:
+                r = s.region_of(lo, hi)
+                if r is not None:
+                    out.append((s.start, s.end, r))
+            at = self._always_parent[at]
+        return tuple(reversed(out))
+
+    @property
+    def _always(self) -> list[Span]:
+        if self._always_cache is None:
+            # Concurrent ops nest (a region holds whole ops): a tree, kept by start.
+            order = sorted(self.index.always, key=lambda s: (s.start, -s.end))
+            parents: list[int] = []
+            stack: list[int] = []
+            for i, s in enumerate(order):
+                while stack and order[stack[-1]].end < s.start:
+                    stack.pop()
+                parents.append(stack[-1] if stack else -1)
+                stack.append(i)
+            self._always_cache = order
+            self._always_starts = [s.start for s in order]
+            self._always_parent = parents
+        return self._always_cache
 
 
 _cache: list[Liveness] = []
@@ -433,6 +516,14 @@ def point_range(fn: Function, pos: int) -> tuple[int, int]:
     op's own loop holds the point without being triggered, and a concurrent op's regions start
     after it, so the plain widening already leaves them out."""
     return _liveness(fn).point(pos)
+
+
+def concurrent_regions(fn: Function, live: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
+    """The ``ttg.warp_specialize`` regions a live range lies in whole, outermost first, as
+    (first, last position of the op's regions, region index). Two buffers in different regions
+    of one op are live together whatever their ranges: the regions run at the same time. Two in
+    the same region compare ranges: that region's warps run it in order."""
+    return _liveness(fn).regions(live)
 
 
 def function_range(fn: Function) -> tuple[int, int]:

@@ -14,8 +14,15 @@ as placed at each of its call sites.
 What is not judged is a note (the run is partial), never proved: an access whose size or
 address is not bounded, a shared access the evaluator does not model (through a generic pointer,
 inline asm on an address not derived from ``@global_smem``), any other use of a shared address
-it does not understand, and a solver query that runs out of time. Work is bounded: each query
-has a timeout and each function a budget for the search of loop bounds.
+it does not understand, a call to a function the module only declares (other than LLVM's
+intrinsics and CUDA's libraries), an indirect call, a callee with no frame in the plan, a
+block-size attribute it cannot read, and a solver query that runs out of time. LLVM IR that
+defines no function, or none of the TTGIR's, is an error (not evidence about this kernel).
+Callees are matched to the plan's frames by symbol, however either side quotes it.
+
+Work is bounded and about linear in the IR: each query has a timeout, each function a budget
+for the search of loop bounds, and every query is asked over the constraints that bear on it
+(those sharing a variable with it), not over all those of the function.
 """
 
 from __future__ import annotations
@@ -177,23 +184,51 @@ def find_taint(fn: Function) -> set[int]:
     """Every value computed from ``@global_smem`` (or typed as a shared pointer) by any op,
     modelled or not, except what memory reads and comparisons produce (data, not addresses):
     a use of one that is not modelled is then a note, never silently passed over."""
+    # A worklist over def-use edges: each instruction is tainted at most once and each use
+    # looked at once per taint of its operand (linear; a sweep to a fixed point is quadratic
+    # on long chains of loop-carried values).
+    users: dict[int, list[int]] = {}
+    for ins in fn.instructions:
+        for o in ins.operands:
+            for ref in _value_refs(o):
+                users.setdefault(ref, []).append(ins.index)
     tainted: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for ins in fn.instructions:
-            if ins.index in tainted or ins.opcode in _DATA_OPS and not _shared_type(ins.type):
-                continue
-            if ins.opcode == "call" and ins.callee is not None and not _shared_type(ins.type):
-                c = ins.callee
-                if (c.kind == "asm" and _READS.search(c.text)) or (
-                    c.kind == "function" and _READS.search(c.name)
-                ):
-                    continue
-            if _shared_type(ins.type) or any(_uses(o, tainted, fn) for o in ins.operands):
-                tainted.add(ins.index)
-                changed = True
+    todo = [ins.index for ins in fn.instructions if _seeds(ins, fn)]
+    tainted.update(todo)
+    while todo:
+        for u in users.get(todo.pop(), ()):
+            if u not in tainted and _carries(fn.instructions[u]):
+                tainted.add(u)
+                todo.append(u)
     return tainted
+
+
+def _seeds(ins: Instruction, fn: Function) -> bool:
+    """Tainted by itself: typed as a shared pointer, or given a constant or an argument that
+    is (``@global_smem``, an expression of it, a shared pointer parameter)."""
+    return _shared_type(ins.type) or _carries(ins) and any(_uses(o, set(), fn)
+                                                            for o in ins.operands)  # fmt: skip
+
+
+def _value_refs(op: Operand) -> list[int]:
+    """The instructions whose results an operand names (constant expressions hold none)."""
+    return [op.ref] if op.kind == "value" else []
+
+
+def _carries(ins: Instruction) -> bool:
+    """Whether the result of ``ins`` can carry a shared address from its operands: not what
+    memory reads and comparisons return (data), unless typed as a shared pointer."""
+    if _shared_type(ins.type):
+        return True
+    if ins.opcode in _DATA_OPS:
+        return False
+    if ins.opcode == "call" and ins.callee is not None:
+        c = ins.callee
+        if (c.kind == "asm" and _READS.search(c.text)) or (
+            c.kind == "function" and _READS.search(c.name)
+        ):
+            return False
+    return True
 
 
 def _uses(op: Operand, tainted: set[int], fn: Function) -> bool:
@@ -230,6 +265,9 @@ class Evaluator:
         self.deferred = {}
         self._solver: z3.Solver | None = None
         self._synced = 0
+        # Per constraint: its variables' names; per name: the constraints that mention it.
+        self._cvars: list[frozenset[str]] = []
+        self._by_var: dict[str, list[int]] = {}
         # Cheap bounds for the interval pre-check: a variable's unsigned range, a merge's
         # incoming values (the solver is asked only what intervals cannot show).
         self.var_range: dict[str, tuple[int, int]] = {}
@@ -333,6 +371,28 @@ class Evaluator:
         return full
 
     # --- solvers --------------------------------------------------------------------------------
+
+    def relevant(self, exprs: Sequence[z3.ExprRef]) -> list[z3.BoolRef]:
+        """The constraints that bear on ``exprs``: those sharing a variable with them, closed
+        over shared variables. A query over this slice is one over fewer facts (a proof on it
+        holds with all of them), and its size is that of the values involved, not of the
+        whole function: each loop's bound search stays local (linear work, not quadratic)."""
+        for i in range(len(self._cvars), len(self.constraints)):
+            names = frozenset(c.decl().name() for c in _consts(self.constraints[i]))
+            self._cvars.append(names)
+            for n in names:
+                self._by_var.setdefault(n, []).append(i)
+        todo = list({c.decl().name() for e in exprs for c in _consts(e)})
+        seen_vars, picked = set(todo), set()
+        while todo:
+            for i in self._by_var.get(todo.pop(), ()):
+                if i in picked:
+                    continue
+                picked.add(i)
+                for n in self._cvars[i] - seen_vars:
+                    seen_vars.add(n)
+                    todo.append(n)
+        return [self.constraints[i] for i in sorted(picked)]
 
     def solver(self) -> z3.Solver:
         """One solver for the function, holding every constraint found so far."""
@@ -613,7 +673,7 @@ class Evaluator:
                 return None
             return min(a for a, _ in got), max(b for _, b in got)
 
-        base = list(self.constraints)
+        base = self.relevant([var, *(v.expr for v in incs), *(c for c in conds if c is not None)])
         start = hull(base, True)
         if start is None:
             return None
@@ -1086,9 +1146,12 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
 _MEMORY = {"load": (0, None), "store": (1, 0), "atomicrmw": (0, 1), "cmpxchg": (0, 1)}
 
 
-def accesses(fn: Function, ev: Evaluator) -> tuple[list[Access], list[str]]:
+def accesses(fn: Function, ev: Evaluator,
+             defined: set[str] | None = None) -> tuple[list[Access], list[str]]:  # fmt: skip
     """Every shared-memory access of the function, and the instructions that touch shared
-    memory in a way not modelled (their size, kind or address unknown)."""
+    memory in a way not modelled (their size, kind or address unknown). ``defined``: the
+    module's function definitions (a call to a function it only declares is then a note,
+    unless a known library that never touches shared memory)."""
     out: list[Access] = []
     unread: list[str] = []
     for ins in fn.instructions:
@@ -1107,7 +1170,7 @@ def accesses(fn: Function, ev: Evaluator) -> tuple[list[Access], list[str]]:
                 unread.append(f"line {no}: a shared pointer stored to memory (its later uses "
                               "are not followed)")  # fmt: skip
         elif op == "call" and ins.callee is not None:
-            _call_accesses(ins, ev, out, unread)
+            _call_accesses(ins, ev, out, unread, defined)
         elif op not in _FOLLOWED and any(ev.uses_shared(o) for o in ops):
             unread.append(f"line {no}: {op} uses a value computed from a shared address "
                           "(not modelled)")  # fmt: skip
@@ -1128,17 +1191,29 @@ def _space(ty: str) -> str:
     return f"addrspace({m.group(1)})" if m else "generic"
 
 
-def _call_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: list[str]) -> None:
+# Declared callees that never touch shared memory: LLVM's intrinsics (those taking a shared
+# address are judged or noted by their arguments), CUDA's libdevice math, the NVVM reflection
+# query, and the device printf and assert Triton emits (their buffers are local).
+_LIBRARY = re.compile(r"^(?:llvm\.|__nv_|__nvvm_reflect$|vprintf$|__assertfail$)")
+
+
+def _call_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: list[str],
+                   defined: set[str] | None = None) -> None:  # fmt: skip
     callee, no = ins.callee, ins.line
     assert callee is not None
     if callee.kind == "asm":
         _asm_accesses(ins, ev, out, unread)
         return
     if callee.kind != "function":
-        if any(ev.uses_shared(a) for a in ins.operands):
-            unread.append(f"line {no}: an indirect call takes a shared address (not modelled)")
+        what = "takes a shared address" if any(ev.uses_shared(a) for a in ins.operands) else (
+            "calls a function this reader cannot name")  # fmt: skip
+        unread.append(f"line {no}: an indirect call {what} (its shared accesses not judged)")
         return
     name = callee.name
+    if defined is not None and name not in defined and not _LIBRARY.match(name):
+        unread.append(f"line {no}: @{name} is only declared here (what it does to shared memory "
+                      "is not judged)")  # fmt: skip
+        return
     smem = [v for a in ins.operands if (v := _arg(ev, a)) is not None]
     if not smem:
         if any(ev.uses_shared(a) for a in ins.operands):
@@ -1152,30 +1227,55 @@ def _call_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: l
     out.append(Access(no, ins.column, "call @" + name, size, smem[0], ins.dbg))
 
 
-def placements(report: Report, fn: str) -> list[tuple[int, int, str]] | None:
+Sites = dict[str, list[tuple[str, int | None, int | None]]]
+
+
+def frames(report: Report) -> Sites:
+    """Callee -> (caller, frame offset, frame size) per call site, names plain (unquoted,
+    escapes decoded): the TTGIR quotes a symbol that LLVM IR names bare, and the other way
+    round. Read from the frame buffers' calls (their decoded symbol), else ``report.frames``."""
+    out: Sites = {}
+    for b in report.buffers:
+        callee = getattr(b.op, "callee", None) or b.callee
+        if b.kind == "frame" and callee:
+            out.setdefault(_plain(callee), []).append((_plain(b.function), b.offset, b.size))
+    if out:
+        return out
+    for callee, sites in report.frames.items():
+        out.setdefault(_plain(callee), []).extend((_plain(c), o, n) for c, o, n in sites)
+    return out
+
+
+def placements(report: Report, fn: str, called: bool = False,
+               sites: Sites | None = None) -> list[tuple[int, int, str]] | None:  # fmt: skip
     """(lo, hi, where) ranges a function's accesses must lie in, one per placement: the
-    kernel's [0, ttg.shared); each frame of a callee, nested callers' bases added."""
+    kernel's [0, ttg.shared); each frame of a callee, nested callers' bases added. None when
+    no range is known: a frame whose place or size is unknown, or a function that is called
+    (``called``: by the module, or internal to it) but has no frame in the plan, which is not
+    the kernel and whose base is then unknown."""
+    table = frames(report) if sites is None else sites
 
     def bases(name: str, depth: int = 0) -> list[tuple[int, list[str]]]:
-        sites = report.frames.get(name)
-        if not sites:
+        here = table.get(name)
+        if not here:
             return [(0, [])]
         if depth > 32:
             return []
         return [
             (base + (offset or 0), [caller, *chain])
-            for caller, offset, _ in sites
+            for caller, offset, _ in here
             for base, chain in bases(caller, depth + 1)
         ]
 
-    sites = report.frames.get(fn)
-    if sites and any(o is None or n is None for _, o, n in sites):
+    fn = _plain(fn)
+    mine = table.get(fn)
+    if mine and any(o is None or n is None for _, o, n in mine):
         return None  # a frame whose place or size is unknown
-    if not sites:
-        if report.shared is None:
+    if not mine:
+        if report.shared is None or called:
             return None
         return [(0, report.shared, "the kernel's ttg.shared")]
-    frame = min(s for _, _, s in sites if s is not None)
+    frame = min(s for _, _, s in mine if s is not None)
     return [
         (base, base + frame, "its frame as placed by the call in " + " in ".join(
             f"@{c}" for c in chain))
@@ -1192,23 +1292,33 @@ DEEP_RECURSION = 200_000
 
 
 def _plain(name: str) -> str:
-    """A symbol name without quotes and with its hex escapes decoded (TTGIR and LLVM IR both
-    quote names that are not plain identifiers)."""
+    """A symbol name as its symbol: a quoted spelling unquoted, its hex escapes decoded (TTGIR
+    and LLVM IR both quote names that are not plain identifiers); a bare one is the name."""
     if len(name) >= 2 and name[0] == name[-1] == '"':
-        name = name[1:-1]
-    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
+        return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name[1:-1])
+    return name
+
+
+def ttgir_functions(report: Report) -> list[str]:
+    """The TTGIR functions the plan names (owners of buffers, callers and callees of frames):
+    the kernel among them whenever it has a buffer or calls a function that has one."""
+    names = [b.function for b in report.buffers]
+    for callee, sites in frames(report).items():
+        names += [callee, *(c for c, _, _ in sites)]
+    return list(dict.fromkeys(_plain(n) for n in names))
 
 
 def check_kernel(module: Module, kernels: Sequence[str] | None) -> None:
     """LlirError unless the IR defines a function and, when the TTGIR's function names are
     given, one of them: IR of another kernel is not evidence about this one."""
     if not module.functions:
-        raise LlirError("the LLVM IR defines no function (only declarations)")
+        what = "only declarations" if module.declarations else "nothing"
+        raise LlirError(f"the LLVM IR defines no function ({what}): not the lowering of a kernel")
     if not kernels:
         return
     wanted = {_plain(k) for k in kernels}
     have = [f.name for f in module.functions]
-    if not wanted & {_plain(n) for n in have}:
+    if not wanted & set(have):
         shown = ", ".join("@" + n for n in have[:3]) + (", ..." if len(have) > 3 else "")
         raise LlirError(f"defines no function of the TTGIR module (@{_plain(kernels[0])}); it "
                         f"defines {shown}: the LLVM IR of another kernel?")  # fmt: skip
@@ -1217,9 +1327,10 @@ def check_kernel(module: Module, kernels: Sequence[str] | None) -> None:
 def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
                    kernels: Sequence[str] | None = None) -> None:  # fmt: skip
     """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack).
-    ``kernels``: the TTGIR module's function names (the IR must define one of them)."""
+    ``kernels``: the TTGIR module's function names (the IR must define one of them); by
+    default those the plan names. LlirError (one line) on IR that is not this kernel's."""
     module = read_llir(text)
-    check_kernel(module, kernels)
+    check_kernel(module, kernels if kernels is not None else ttgir_functions(report))
     box: dict[str, BaseException] = {}
 
     def work() -> None:
@@ -1242,6 +1353,9 @@ def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
         raise box["error"]
 
 
+_BLOCK_ATTR = re.compile(r'"nvvm\.(?:reqntid|maxntid)"')
+
+
 def _note(report: Report, kind: str, message: str, line: int, column: int = 1) -> None:
     report.notes.append(Note(kind, message, line, column))
 
@@ -1249,11 +1363,21 @@ def _note(report: Report, kind: str, message: str, line: int, column: int = 1) -
 def _check_lowering(module: Module, path: str, report: Report, num_warps: int | None) -> None:
     report.llir_path = path
     checked = 0
+    sites = frames(report)
+    defined = {f.name for f in module.functions}
+    called = {ins.callee.name for f in module.functions for ins in f.instructions
+              if ins.callee is not None and ins.callee.kind == "function"}  # fmt: skip
     for fn in module.functions:
         threads = fn.threads or (num_warps * 32 if num_warps else None)
+        if fn.threads is None and _BLOCK_ATTR.search(fn.attributes):
+            # The launch's block size is stated but not readable: the TTGIR's warps may
+            # undercount it, so thread ids get the hardware's bound, and a note.
+            threads = None
+            _note(report, "lowering.threads", f"@{fn.name}: its block-size attribute is not "
+                  "readable here, thread ids bounded by 1024", fn.line)  # fmt: skip
         try:
             ev = Evaluator(fn, threads)
-            found, unread = accesses(fn, ev)
+            found, unread = accesses(fn, ev, defined)
         except RecursionError:
             _note(report, "lowering.unbounded",
                   f"@{fn.name}: its values are nested too deeply to evaluate (not judged)",
@@ -1268,12 +1392,15 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
             _note(report, "lowering.unread", f"@{fn.name}: {why}", fn.line)
         if not found:
             continue
-        ranges = placements(report, fn.name)
+        inner = fn.name in called or fn.linkage in ("internal", "private")
+        ranges = placements(report, fn.name, inner, sites)
         if ranges is None:
+            orphan = inner and fn.name not in sites
+            why = " (a callee without a frame in the plan)" if orphan else ""
             _note(report, "lowering.unplaced", f"@{fn.name}: no plan range to check its shared "
-                  "accesses against", fn.line)  # fmt: skip
+                  f"accesses against{why}", fn.line)  # fmt: skip
             continue
-        if threads is None:
+        if threads is None and not _BLOCK_ATTR.search(fn.attributes):
             _note(report, "lowering.threads", f"@{fn.name}: block size unknown, thread ids "
                   "bounded by 1024", fn.line)  # fmt: skip
         for lo, hi, where in ranges:
@@ -1327,17 +1454,11 @@ def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str
     facts = [z3.Not(inside)] + ([acc.cond] if acc.cond is not None else [])
     r = z3.unknown
     for attempt in range(2):
-        s = ev.solver()
-        s.push()
-        s.add(*facts)
+        # Over the constraints that bear on the access only: unsat there is unsat with all.
+        s = z3.Solver()
+        s.set("timeout", QUERY_TIMEOUT_MS)
+        s.add(*ev.relevant(facts), *facts)
         r = s.check()
-        out: dict[str, int] = {}
-        if r == z3.sat:
-            m = s.model()
-            out["address"] = m.eval(a, model_completion=True).as_long()
-            if ev.tid is not None:
-                out["tid.x"] = m.eval(ev.tid, model_completion=True).as_long()
-        s.pop()
         if r == z3.unsat:
             return None
         # Not proved: search the bounds of the loop-carried values it depends on, once.
@@ -1348,7 +1469,21 @@ def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str
         return "timeout"
     if r != z3.sat or acc.addr.opaque:
         return "unbounded"
-    return out
+    # A witness: taken from the solver holding every constraint, so that it satisfies all.
+    s = ev.solver()
+    s.push()
+    s.add(*facts)
+    r = s.check()
+    out: dict[str, int] = {}
+    if r == z3.sat:
+        m = s.model()
+        out["address"] = m.eval(a, model_completion=True).as_long()
+        if ev.tid is not None:
+            out["tid.x"] = m.eval(ev.tid, model_completion=True).as_long()
+    s.pop()
+    if r == z3.unsat:
+        return None
+    return out if r == z3.sat else "timeout"
 
 
 Hook = Callable[[str, list[Operand], Evaluator], Any]  # the shape of the two PTX hooks above

@@ -6,15 +6,24 @@ FlagTree dump), from those attributes. Each buffer is a root with a byte range r
 function's base: a ``ttg.local_alloc`` (views and ``tle.memdesc_alias`` results belong to it),
 an op's scratch, a call's frame (the callee's whole plan, placed at the call's offset).
 
+Sizes come from the allocator's debug output, matched to each function by its buffers' op,
+offset and what tells them apart (a call's callee, an allocation's type), never by file order;
+functions the output cannot tell apart get a note, not a guess. An allocation's size below
+what its memdesc type's elements need is a contradiction: a finding (``plan.size``), and the
+proof goes on with the type's bytes.
+
 The proof, per function: every buffer lies inside the function's space (the kernel's
-``ttg.shared``, a callee's frame size), and two buffers of different roots whose live ranges
-(``liveness.py``) meet share no byte. A call's frame is live at the call, so everything live
-across the call must avoid it.
+``ttg.shared``, a callee's frame size), and two buffers of different roots that are live
+together share no byte: their live ranges (``liveness.py``) meet, or they lie in different
+regions of one ``ttg.warp_specialize``. A call's frame is live at the call, so everything live
+across the call must avoid it. The pairs are found by a sweep, not by testing every pair.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,7 +31,14 @@ from alias_spec.ir.report import Finding, Note
 from alias_spec.ir.ttgir import Function, Module, Op, read_module
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.facts import elem_bytes
-from alias_spec.plan.liveness import function_range, live_ranges, point_range
+from alias_spec.model.physical import packed_bytes
+from alias_spec.plan.liveness import (
+    concurrent_regions,
+    derive,
+    function_range,
+    live_ranges,
+    point_range,
+)
 
 ALLOC_OPS = {"ttg.local_alloc"}
 AT_LEAST_ONE = "at least its first byte (its size is unknown)"
@@ -36,6 +52,8 @@ _DEBUG_DONE = re.compile(r"^Allocated: (\d+)")
 # A buffer live over the whole function (the warp-specialize state bytes Triton places on the
 # function itself): its range line has no value line before it.
 _DEBUG_WHOLE = re.compile(r"^-- \d+ (\d+) (\d+) interval 0 18446744073709551615$", re.M)
+_SHARED_PTR = re.compile(r"!tt\.ptr<[^<>]*,\s*3\s*>")
+_NUM_CTAS = re.compile(r'"ttg\.num-ctas"\s*=\s*(\d+)')
 _CALLEE = re.compile(r'@("(?:[^"\\]|\\.)*"|[\w.$-]+)')
 
 
@@ -49,6 +67,8 @@ class Buffer:
     size_from: str  # "allocator", "attribute", "type", or why it is unknown
     live: tuple[int, int] = (0, 0)
     callee: str | None = None
+    # The warp-specialize regions the live range lies in (liveness.concurrent_regions).
+    regions: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def label(self) -> str:
@@ -132,20 +152,26 @@ def type_bytes(op: Op, aliases: dict[str, str]) -> int | None:
     return size
 
 
-def parse_debug(text: str) -> list[tuple[list[tuple[str, int, int]], int | None]]:
+def _debug_blocks(text: str) -> list[tuple[list[tuple[str, int, int, str]], int | None]]:
     """The allocator's debug output as one entry per function: its buffers (op name, size,
-    offset) in buffer-id order and the function's allocated size."""
-    blocks: list[tuple[list[tuple[str, int, int]], int | None]] = []
-    names: dict[int, str] = {}
+    offset, what tells it apart: see ``_signature``) in buffer-id order and the function's
+    allocated size."""
+    blocks: list[tuple[list[tuple[str, int, int, str]], int | None]] = []
+    names: dict[int, tuple[str, str]] = {}
     ranges: dict[int, tuple[int, int]] = {}
+
+    def close(total: int | None) -> None:
+        buffers = [(*names[i][:1], *ranges[i], names[i][1]) for i in sorted(ranges)
+                   if i in names]  # fmt: skip
+        blocks.append((buffers, total))  # type: ignore[arg-type]
+
     for line in text.splitlines():
         b = _DEBUG_BUFFER.match(line)
         if b:
             if int(b.group(1)) == 0 and ranges:  # a new function without a closing line
-                blocks.append(([(names[i], *ranges[i]) for i in sorted(ranges) if i in names],
-                               None))  # fmt: skip
+                close(None)
                 names, ranges = {}, {}
-            names[int(b.group(1))] = b.group(2)
+            names[int(b.group(1))] = (b.group(2), _signature(b.group(2), line[b.end() :]))
             continue
         r = _DEBUG_RANGE.match(line)
         if r:
@@ -153,57 +179,123 @@ def parse_debug(text: str) -> list[tuple[list[tuple[str, int, int]], int | None]
             continue
         d = _DEBUG_DONE.match(line)
         if d:
-            buffers = [(names[i], *ranges[i]) for i in sorted(ranges) if i in names]
-            blocks.append((buffers, int(d.group(1))))
+            close(int(d.group(1)))
             names, ranges = {}, {}
     return blocks
+
+
+def type_min_bytes(op: Op, text: str) -> int | None:
+    """The fewest bytes an allocation's memdesc type can live in: every element's bits, packed
+    (any layout, padded ones included, takes at least that). None where the type does not say
+    (a shape or element type this reader does not know, tensor memory) or where one CTA holds
+    only part of it (``text``, the module, says ``ttg.num-ctas`` > 1)."""
+    ctas = _NUM_CTAS.search(text)
+    if ctas and int(ctas.group(1)) > 1:
+        return None
+    m = _MEMDESC.search(op.result_types() or op.text)
+    if not m or "tensor_memory" in op.text:
+        return None
+    dims = [d for d in m.group(1).split("x") if d]
+    bits = DTYPE_BITS.get(m.group(2))
+    if bits is None or not all(d.isdigit() for d in dims):
+        return None
+    count = 1
+    for d in dims:
+        count *= int(d)
+    return packed_bytes(bits, count)
+
+
+def parse_debug(text: str) -> list[tuple[list[tuple[str, int, int]], int | None]]:
+    """The allocator's debug output as one entry per function: its buffers (op name, size,
+    offset) in buffer-id order and the function's allocated size."""
+    return [([b[:3] for b in buffers], total) for buffers, total in _debug_blocks(text)]
+
+
+def _signature(name: str, rest: str) -> str:
+    """What tells two buffers of the same op and offset apart across functions, read the same
+    from a debug line and from the printed op: a call's callee, an allocation's shape and
+    element type. Two callees whose buffers differ only there must not get each other's
+    sizes."""
+    if name in CALL_OPS:
+        m = _CALLEE.search(rest)
+        if not m:
+            return ""
+        symbol = m.group(1)
+        if symbol.startswith('"'):  # a quoted name, its escapes undone as the reader does
+            symbol = re.sub(r"\\(.)", r"\1", symbol[1:-1])
+        return "@" + symbol
+    if name in ALLOC_OPS:
+        m = _MEMDESC.search(rest)
+        return (m.group(1) + m.group(2)).replace(" ", "") if m else ""
+    return ""
 
 
 def _alloc_ops(fn: Function) -> list[Op]:
     return [op for op in fn.ops if "allocation.offset" in op.attrs or op.name in ALLOC_OPS]
 
 
-def _debug_sizes(module: Module, debug: str) -> tuple[dict[int, int], dict[str, int]]:
-    """Sizes the allocator reported: {id(op): size} and {function: allocated size}, matching
-    each debug block to the function with the same (op, offset) multiset."""
+def _op_signature(op: Op) -> str:
+    if op.name in CALL_OPS:
+        return "@" + (callee_of(op) or "")
+    return _signature(op.name, op.result_types() or op.text)
+
+
+def _debug_sizes(module: Module, debug: str) -> tuple[dict[int, int], dict[str, int], list[str]]:
+    """Sizes the allocator reported: {id(op): size}, {function: allocated size}, and the
+    functions left without (several functions look alike to the debug output but their
+    blocks differ: which block is whose is not known). A block belongs to the function with
+    the same multiset of (op, offset, signature)."""
     sizes: dict[int, int] = {}
     fn_sizes: dict[str, int] = {}
-    keys = {
-        fn.name: sorted((op.name, op.attrs.get("allocation.offset", -1)) for op in _alloc_ops(fn)
-                        if "allocation.offset" in op.attrs)
-        for fn in module.functions
-    }  # fmt: skip
-    used: set[str] = set()
-    for buffers, total in parse_debug(debug):
-        key = sorted((name, offset) for name, _, offset in buffers)
-        fn = next((f for f in module.functions if f.name not in used and keys[f.name] == key),
-                  None)  # fmt: skip
-        if fn is None:
+    unsure: list[str] = []
+    if not debug:
+        return sizes, fn_sizes, unsure
+    placed = {fn.name: [(op, (op.name, op.attrs["allocation.offset"], _op_signature(op)))
+                        for op in _alloc_ops(fn) if "allocation.offset" in op.attrs]
+              for fn in module.functions}  # fmt: skip
+    fns_by_key: dict[tuple, list[Function]] = {}
+    for fn in module.functions:
+        fns_by_key.setdefault(tuple(sorted(k for _, k in placed[fn.name])), []).append(fn)
+    by_key: dict[tuple, list[tuple[list[tuple[str, int, int, str]], int | None]]] = {}
+    for buffers, total in _debug_blocks(debug):
+        key = tuple(sorted((name, offset, sig) for name, _, offset, sig in buffers))
+        by_key.setdefault(key, []).append((buffers, total))
+    for key, blocks in by_key.items():
+        fns = fns_by_key.get(key, [])
+        alike = all(_same(blocks[0], b) for b in blocks[1:])
+        if len(fns) > 1 and not alike:
+            unsure.extend(f.name for f in fns)
             continue
-        used.add(fn.name)
-        if total is not None:
-            fn_sizes[fn.name] = total
-        queue: dict[tuple[str, int], list[int]] = {}
-        for name, size, offset in buffers:
-            queue.setdefault((name, offset), []).append(size)
-        for op in _alloc_ops(fn):
-            q = queue.get((op.name, op.attrs.get("allocation.offset", -1)))
-            if q:
-                sizes[id(op)] = q.pop(0)
-    return sizes, fn_sizes
+        for fn, (buffers, total) in zip(fns, blocks, strict=False):
+            if total is not None:
+                fn_sizes[fn.name] = total
+            queue: dict[tuple[str, int, str], list[int]] = {}
+            for name, size, offset, sig in reversed(buffers):  # popped from the end: id order
+                queue.setdefault((name, offset, sig), []).append(size)
+            for op, k in placed[fn.name]:
+                q = queue.get(k)
+                if q:
+                    sizes[id(op)] = q.pop()
+    return sizes, fn_sizes, unsure
+
+
+def _same(a: tuple[list, int | None], b: tuple[list, int | None]) -> bool:
+    """Two debug blocks that give every buffer the same size (in id order) and one total."""
+    return a[1] == b[1] and [x[:3] for x in a[0]] == [x[:3] for x in b[0]]
 
 
 def callee_of(op: Op) -> str | None:
-    m = _CALLEE.search(op.head)
-    return m.group(1).strip('"') if m else None
+    """The symbol a call names, as the reader decoded it (a quoted name may hold anything)."""
+    return op.callee
 
 
 def _map_ops(source: Module, planned: Module) -> dict[int, Op] | str:
     """Each op of the planned module that carries an offset, to the same op of the source
     (same function, same op name, same occurrence); a one-line reason if they do not match."""
     out: dict[int, Op] = {}
+    sources = {f.name: f for f in reversed(source.functions)}  # the first of a name, as before
     for pfn in planned.functions:
-        sfn = source.function(pfn.name)
+        sfn = sources.get(pfn.name)
         if sfn is None:
             return f"the allocation pass added function @{pfn.name}"
         names = {op.name for op in _alloc_ops(pfn)}
@@ -219,11 +311,16 @@ def _map_ops(source: Module, planned: Module) -> dict[int, Op] | str:
 
 
 def build_plan(
-    source: Module, planned: Module, debug: str, report: Report
+    source: Module, planned: Module, debug: str, report: Report, planned_text: str = ""
 ) -> tuple[Module, list[Buffer]]:
     """The buffers of every function, placed on the ops of the module analysed for liveness
     (the source when its ops map one to one onto the planned module, else the planned one)."""
-    sizes, fn_sizes = _debug_sizes(planned, debug)
+    sizes, fn_sizes, unsure = _debug_sizes(planned, debug)
+    for name in unsure:
+        fn = planned.function(name)
+        report.notes.append(Note("plan.ambiguous", f"@{name}: the allocator's output does not "
+                                 "say which of several functions that look alike this is; "
+                                 "sizes from the types only", fn.line if fn else 1, 1))  # fmt: skip
     mapping = _map_ops(source, planned) if source is not planned else {}
     analysed = source
     if isinstance(mapping, str):
@@ -231,6 +328,7 @@ def build_plan(
                                  "those of the module after allocation", 1, 1))  # fmt: skip
         analysed, mapping = planned, {}
     buffers: list[Buffer] = []
+    analysed_fns = {f.name: f for f in reversed(analysed.functions)}
     for pfn in planned.functions:
         for pop in _alloc_ops(pfn):
             op = mapping.get(id(pop), pop) if analysed is source else pop
@@ -248,6 +346,9 @@ def build_plan(
                 size_from = "allocator" if size is not None else "unknown"
             else:
                 size, size_from = None, "unknown"
+            if pop.name in ALLOC_OPS and size is not None:
+                size, size_from = _size_against_type(pop, op, size, size_from, pfn.name,
+                                                     planned_text, analysed, report)  # fmt: skip
             kind = "alloc" if pop.name in ALLOC_OPS else "frame" if pop.name in CALL_OPS else (
                 "scratch")  # fmt: skip
             buf = Buffer(kind, pfn.name, op, offset, size, size_from)
@@ -255,17 +356,49 @@ def build_plan(
                 buf.callee = callee_of(pop)
             buffers.append(buf)
         if "allocation.offset" in pfn.attrs:
-            buffers.append(_state_buffer(pfn, analysed.function(pfn.name) or pfn, debug))
+            buffers.append(_state_buffer(pfn, analysed_fns.get(pfn.name, pfn), debug))
     # Frame sizes missing from the allocator: the callee's extent, when all of it is known.
+    by_fn: dict[str, list[Buffer]] = {}
+    for buf in buffers:
+        by_fn.setdefault(buf.function, []).append(buf)
+    known_fns = {f.name for f in planned.functions}
     for buf in buffers:
         if buf.kind == "frame" and buf.size is None and buf.callee:
-            inner = [b for b in buffers if b.function == buf.callee]
+            inner = by_fn.get(buf.callee, [])
             if inner and all(b.offset is not None and b.size is not None for b in inner):
                 buf.size = max(b.offset + b.size for b in inner)  # type: ignore[operator]
                 buf.size_from = "callee's buffers"
-            elif not inner:
-                buf.size, buf.size_from = 0, "callee's buffers"
+            elif not inner and buf.callee in known_fns:
+                buf.size, buf.size_from = 0, "callee's buffers"  # a callee of no buffers
     return analysed, buffers
+
+
+def _size_against_type(
+    pop: Op,
+    op: Op,
+    size: int,
+    size_from: str,
+    function: str,
+    planned_text: str,
+    module: Module,
+    report: Report,
+) -> tuple[int, str]:
+    """An allocation's size checked against its type: fewer bytes than the type's elements
+    need is a contradiction (a plan proved with it would hide every overlap past that size).
+    It is a finding, and the proof goes on with the type's bytes, the larger: sound."""
+    need = type_min_bytes(pop, planned_text)
+    if need is None or size >= need:
+        return size, size_from
+    what = "allocation.size" if size_from == "attribute" else f"the {size_from}'s size"
+    result = pop.results[0] if pop.results else pop.name
+    report.findings.append(Finding(
+        "plan.size",
+        f"{result} ({pop.name}): {what} is {size} bytes, fewer than its type's elements "
+        f"need ({need} bytes)",
+        function, op.line, op.column, module.source(op),
+        {"size": size, "size_from": size_from, "type_bytes": need},
+    ))  # fmt: skip
+    return need, f"type (the {size_from} says {size}, too few)"
 
 
 def _state_buffer(planned: Function, fn: Function, debug: str) -> Buffer:
@@ -293,20 +426,24 @@ def _point(fn: Function, pos: int) -> Op:
 def prove(module: Module, buffers: list[Buffer], report: Report) -> None:
     shared = report.shared
     frames: dict[str, list[Buffer]] = {}
+    by_fn: dict[str, list[Buffer]] = {}
     for buf in buffers:
+        by_fn.setdefault(buf.function, []).append(buf)
         if buf.kind == "frame" and buf.callee:
             frames.setdefault(buf.callee, []).append(buf)
     for fn in module.functions:
-        mine = [b for b in buffers if b.function == fn.name]
+        mine = by_fn.get(fn.name, [])
         if not mine:
             continue
         roots = {b.op.results[0] for b in mine if b.kind == "alloc" and b.op.results}
         ranges = live_ranges(fn, roots) if roots else {}
+        _unknown_pointers(fn, roots, report)
         for b in mine:
             if b.kind == "alloc" and b.op.results:
                 b.live = ranges[b.op.results[0]]
             else:
                 b.live = function_range(fn) if b.kind == "state" else point_range(fn, b.op.pos)
+            b.regions = concurrent_regions(fn, b.live)
         calls = frames.get(fn.name, [])
         limit, space = (shared, "ttg.shared") if not calls else (None, "its frame")
         if calls:
@@ -334,28 +471,179 @@ def prove(module: Module, buffers: list[Buffer], report: Report) -> None:
         # only buffers of nonzero size. Overlaps on that byte are findings all the same.
         sized = [b if b.size is not None else replace(b, size=1, size_from=AT_LEAST_ONE)
                  for b in mine if b.offset is not None]  # fmt: skip
-        for i, a in enumerate(sized):
-            for b in sized[i + 1 :]:
-                _overlap(fn, module, a, b, report)
+        for i, j in overlapping_pairs(sized):
+            _overlap(fn, module, sized[i], sized[j], report)
+
+
+def _unknown_pointers(fn: Function, roots: set[str], report: Report) -> None:
+    """A shared-memory pointer made from an integer no buffer flows into: which bytes it
+    reaches is not known, so no plan around it is proved."""
+    made = [op for op in fn.ops if op.name == "tt.int_to_ptr" and _SHARED_PTR.search(
+        op.result_types())]  # fmt: skip
+    if not made:
+        return
+    derived = derive(fn, roots) if roots else {}
+    for op in made:
+        if not any(r in derived for r in op.results):
+            what = op.results[0] if op.results else op.name
+            report.notes.append(Note("plan.pointer", f"@{fn.name}: {what} is a shared-memory "
+                                     "pointer made from an integer no buffer flows into: what "
+                                     "it reaches is not judged", op.line, op.column))  # fmt: skip
 
 
 def _root(b: Buffer) -> str:
     return f"{b.kind}:{b.op.pos}"
 
 
+def overlapping_pairs(items: list[Buffer]) -> list[tuple[int, int]]:
+    """The pairs (i < j) of buffers of one function that are live together and share a byte,
+    in index order. Live together: the live ranges meet, or the two lie in different regions
+    of one ``ttg.warp_specialize``. A sweep by live start over an index of the live buffers'
+    byte ranges: O((n + pairs) log n), not one test per pair."""
+    out: list[tuple[int, int]] = []
+    ids = [i for i, b in enumerate(items) if b.size and b.offset is not None]
+    _sweep(items, ids, 0, out)
+    return sorted(out)
+
+
+def _sweep(items: list[Buffer], ids: list[int], depth: int, out: list[tuple[int, int]]) -> None:
+    """One level of concurrent regions. A buffer that lies in no region below this level
+    takes part with its live range; one inside a region of a ``ttg.warp_specialize`` at this
+    level takes part with the op's whole span (its partners outside the op are live over all
+    of it or none), in the region's group. Pairs of one group are judged one level down, with
+    their own ranges: that region runs in order."""
+    group: dict[int, tuple[int, int, int] | None] = {}
+    members: dict[tuple[int, int, int] | None, list[int]] = {}
+    for i in ids:
+        regions = items[i].regions
+        key = regions[depth] if len(regions) > depth else None
+        group[i] = key
+        members.setdefault(key, []).append(i)
+    index: dict[tuple[int, int, int] | None, _Bytes] = {
+        key: _Bytes([_span(items[i]) for i in ms], ms) for key, ms in members.items()
+    }
+
+    def live(i: int) -> tuple[int, int]:
+        key = group[i]
+        return items[i].live if key is None else (key[0], key[1])
+
+    order = sorted(ids, key=lambda i: live(i)[0])
+    ending: list[tuple[int, int]] = []  # (last live position, id) of the buffers inserted
+    active: dict[tuple[int, int, int] | None, int] = {}  # group: how many of it are live
+    for i in order:
+        lo = live(i)[0]
+        while ending and ending[0][0] < lo:
+            _, j = heapq.heappop(ending)
+            index[group[j]].remove(j)
+            active[group[j]] -= 1
+            if not active[group[j]]:
+                del active[group[j]]
+        mine = group[i]
+        off, end = _span(items[i])
+        for key in active:
+            if key is None or key != mine:
+                for j in index[key].meeting(off, end):
+                    if _root(items[i]) != _root(items[j]):
+                        out.append((min(i, j), max(i, j)))
+        index[mine].insert(i)
+        active[mine] = active.get(mine, 0) + 1
+        heapq.heappush(ending, (live(i)[1], i))
+    for key, ms in members.items():
+        if key is not None and len(ms) > 1:
+            _sweep(items, ms, depth + 1, out)
+
+
+def _span(b: Buffer) -> tuple[int, int]:
+    assert b.offset is not None and b.size is not None
+    return b.offset, b.offset + b.size
+
+
+class _Bytes:
+    """The byte ranges [offset, end) of a fixed set of buffers, some of them marked live:
+    which live ones meet a given range. A segment tree over the ranges' end points holds each
+    live range on O(log n) nodes (a point query collects those that contain the point) and a
+    count of live range starts per node (a range query descends into nonzero nodes only)."""
+
+    def __init__(self, spans: list[tuple[int, int]], ids: list[int]) -> None:
+        self.coords = sorted({c for sp in spans for c in sp})
+        self.span = dict(zip(ids, spans, strict=True))
+        n = max(len(self.coords), 1)
+        self.size = 1 << (n - 1).bit_length()
+        self.cover: list[set[int] | None] = [None] * (2 * self.size)
+        self.count = [0] * (2 * self.size)
+        self.starts: dict[int, set[int]] = {}  # leaf: the live ids starting there
+
+    def _nodes(self, i: int) -> list[int]:
+        off, end = self.span[i]
+        lo = bisect_left(self.coords, off) + self.size
+        hi = bisect_left(self.coords, end) + self.size
+        nodes = []
+        while lo < hi:
+            if lo & 1:
+                nodes.append(lo)
+                lo += 1
+            if hi & 1:
+                hi -= 1
+                nodes.append(hi)
+            lo >>= 1
+            hi >>= 1
+        return nodes
+
+    def _count(self, i: int, step: int) -> int:
+        leaf = bisect_left(self.coords, self.span[i][0])
+        node = leaf + self.size
+        while node:
+            self.count[node] += step
+            node >>= 1
+        return leaf
+
+    def insert(self, i: int) -> None:
+        for node in self._nodes(i):
+            if self.cover[node] is None:
+                self.cover[node] = set()
+            self.cover[node].add(i)  # type: ignore[union-attr]
+        self.starts.setdefault(self._count(i, 1), set()).add(i)
+
+    def remove(self, i: int) -> None:
+        for node in self._nodes(i):
+            self.cover[node].discard(i)  # type: ignore[union-attr]
+        self.starts[self._count(i, -1)].discard(i)
+
+    def meeting(self, lo: int, hi: int) -> list[int]:
+        """The live ids whose range meets [lo, hi): those that contain lo, and those that
+        start inside (lo, hi)."""
+        out: list[int] = []
+        coords = self.coords
+        leaf = bisect_right(coords, lo) - 1
+        if 0 <= leaf < len(coords) - 1:
+            node = leaf + self.size
+            while node:
+                if self.cover[node]:
+                    out.extend(self.cover[node])  # type: ignore[arg-type]
+                node >>= 1
+        first, last = bisect_right(coords, lo), bisect_left(coords, hi)  # leaves [first, last)
+        if first < last:
+            todo = [(1, 0, self.size)]
+            while todo:
+                node, a, b = todo.pop()
+                if b <= first or last <= a or not self.count[node]:
+                    continue
+                if b - a == 1:
+                    out.extend(self.starts.get(a, ()))
+                    continue
+                mid = (a + b) // 2
+                todo.append((2 * node, a, mid))
+                todo.append((2 * node + 1, mid, b))
+        return out
+
+
 def _overlap(fn: Function, module: Module, a: Buffer, b: Buffer, report: Report) -> None:
-    if _root(a) == _root(b) or a.size == 0 or b.size == 0:
-        return
-    lo_live, hi_live = max(a.live[0], b.live[0]), min(a.live[1], b.live[1])
-    if lo_live > hi_live:
-        return
+    """Report two buffers that are live together and share bytes."""
     assert a.offset is not None and a.size is not None
     assert b.offset is not None and b.size is not None
     lo, hi = max(a.offset, b.offset), min(a.offset + a.size, b.offset + b.size)
-    if lo >= hi:
-        return
-    # The program point: where the later of the two comes alive while the other is live.
-    at = _point(fn, lo_live)
+    # The program point: where the later of the two comes alive.
+    at = _point(fn, max(a.live[0], b.live[0]))
     first, second = (a, b) if a.live[0] <= b.live[0] else (b, a)
     report.findings.append(Finding(
         "plan.overlap",
@@ -369,22 +657,38 @@ def _overlap(fn: Function, module: Module, a: Buffer, b: Buffer, report: Report)
 
 
 def check_plan(
-    text: str, path: str, python: str | None = None, allocated: tuple[str, str, str] | None = None
+    text: str,
+    path: str,
+    python: str | None = None,
+    allocated: tuple[str, str, str] | None = None,
+    prepasses: str = "auto",
 ) -> tuple[Report, Module, list[Buffer]]:
     """Recover and prove the plan of a TTGIR module. ``allocated`` (module text, debug text,
-    version) skips running Triton. Raises TtgirError / AllocationError on unreadable input."""
+    version) skips running Triton; else ``prepasses`` says what runs before its allocation
+    (``runner.allocate``). Raises TtgirError / AllocationError on unreadable input."""
     from alias_spec.plan.runner import allocate
 
     source = read_module(text)
-    if "allocation.offset" in text and allocated is None:
+    removed: list[str] = []
+    used = ""
+    if source.planned and allocated is None:
         planned, debug, plan_from = source, "", "the module's allocation.offset attributes"
     else:
         if allocated is None:
-            done = allocate(text, python)
+            done = allocate(text, python, prepasses=prepasses)
             allocated = (done.module, done.debug, done.version)
+            removed, used = done.removed, done.prepasses
         planned = read_module(allocated[0])
         debug, plan_from = allocated[1], f"triton {allocated[2]}"
     report = Report(path, plan_from, planned.shared)
+    for line in removed:
+        # The plan of a module the kernel is not: buffers deleted before the allocation are
+        # not judged, or (as written) the offsets are not those the pipeline would give.
+        report.notes.append(Note("plan.removed", (
+            f"the release's passes before the allocation delete {line}: not judged"
+            if used == "release" else
+            f"the release's passes before the allocation would delete {line}: judged as "
+            "written, whose offsets the release's pipeline does not give"), 1, 1))  # fmt: skip
     if planned.shared is None and any(_alloc_ops(f) for f in planned.functions):
         report.notes.append(Note("plan.unbounded", "the module has no ttg.shared: bounds not "
                                  "judged", 1, 1))  # fmt: skip
@@ -393,7 +697,8 @@ def check_plan(
     if tmem is not None:
         report.notes.append(Note("plan.tmem", "tensor memory allocations are not judged "
                                  "(only shared memory is)", tmem.line, tmem.column))  # fmt: skip
-    analysed, buffers = build_plan(source, planned, debug, report)
+    analysed, buffers = build_plan(source, planned, debug, report,
+                                   text if allocated is None else allocated[0])  # fmt: skip
     report.buffers = buffers
     prove(analysed, buffers, report)
     for b in buffers:

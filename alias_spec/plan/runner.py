@@ -29,7 +29,7 @@ WORKER = Path(__file__).resolve().parent / "worker.py"
 # written to stderr (older releases print only the offsets into the module).
 DEBUG_TYPE = "allocation-shared-memory"
 TIMEOUT_S = 300.0
-PREPASSES = ("auto", "release", "as_written")
+PREPASSES = ("auto", "release", "as_written", "none")
 
 
 class AllocationError(Exception):
@@ -41,10 +41,11 @@ class Allocated:
     module: str  # the module as printed after the allocation pass
     debug: str  # the allocator's debug output
     version: str  # the Triton version that allocated it
-    # What the release's pre-passes removed (one line each), when the plan is of the module
-    # as written instead; empty when the allocator saw what the release's pipeline gives it.
+    # What the release's pre-passes removed (one line each): with prepasses "release", from
+    # the module the allocator saw; with "auto", from the module the release's pipeline would
+    # give it (the plan is then of the module as written). Empty when nothing was removed.
     removed: list[str] = field(default_factory=list)
-    prepasses: str = "release"  # "release" or "as_written": what the allocator was given
+    prepasses: str = "release"  # "release", "as_written" or "none": what the allocator saw
 
 
 def _no_paths(text: str) -> str:
@@ -141,17 +142,19 @@ def allocate(
 ) -> Allocated:
     """The module after ``python``'s Triton ran its allocation; AllocationError otherwise.
 
-    ``prepasses``: "release" (the backend's passes before the allocation, folding included),
-    "as_written" (the folding pass left out) or "auto" (release, unless that removes an
-    allocation: then as written, with ``removed`` saying what the release would remove)."""
+    ``prepasses``: "release" (the backend's passes before the allocation, folding included;
+    ``removed`` says what they deleted), "as_written" (the folding pass left out), "none" (no
+    pass before the allocation, as Triton's own allocation test runs it) or "auto" (release,
+    unless that removes an allocation: then as written, with ``removed`` saying what the
+    release would remove)."""
     if prepasses not in PREPASSES:
         raise ValueError(f"prepasses must be one of {', '.join(PREPASSES)}")
-    reply = _run(text, python, timeout, "as_written" if prepasses == "as_written" else "release")
-    used = "as_written" if prepasses == "as_written" else "release"
+    used = "release" if prepasses == "auto" else prepasses
+    reply = _run(text, python, timeout, used)
     removed: list[str] = []
-    if prepasses == "auto":
+    if used == "release":
         removed = removed_allocs(_census(reply, "before"), _census(reply, "after"))
-        if removed:
+        if removed and prepasses == "auto":
             reply = _run(text, python, timeout, "as_written")
             used = "as_written"
     return Allocated(reply["module"], str(reply.get("debug", "")), reply["version"], removed,

@@ -1,6 +1,7 @@
 """Run one Triton release's own shared-memory allocation on a TTGIR module and print the result.
 
-Protocol: stdin holds one JSON object ``{"text": TTGIR, "prepasses": "release" | "as_written"}``;
+Protocol: stdin holds one JSON object ``{"text": TTGIR, "prepasses": "release" | "as_written" |
+"none"}``;
 stdout gets one JSON object ``{"ok": true, "version": ..., "module": printed module, "debug":
 allocator debug text, "before": {function: local_alloc count}, "after": {...}}`` or
 ``{"ok": false, "error": one line}``. The runner sets ``TRITON_LLVM_DEBUG_ONLY`` so that the
@@ -11,8 +12,9 @@ carries only offsets in older releases.
 the allocation, each added only if this release has it. One of them (the inliner) canonicalizes
 the module, which deletes unused allocations and ops: the census of ``ttg.local_alloc`` ops per
 function before and after those passes lets the runner see what they removed. "as_written"
-leaves out the passes that fold, so the allocator sees every op of the module (as Triton's own
-allocation test pass does).
+leaves out the passes that fold, so the allocator sees every op of the module. "none" runs no
+pass before the allocation, as Triton's own allocation test pass does (the warp-group pass, for
+one, would add partitions to a ``ttg.warp_specialize``).
 
 This file imports only Triton and the standard library, so it runs inside any virtual
 environment that has the Triton release under test. An input that aborts the compiler kills
@@ -91,13 +93,14 @@ def _allocate(text: str, prepasses: str, tmp: str) -> dict:
     mod = ir.parse_mlir_module(path, ctx)
     before = census(str(mod))
     capability = _capability(text)
-    pre = ir.pass_manager(ctx)
-    _add(pre, passes.ttgpuir, "add_combine_tensor_select_and_if")
-    _add(pre, passes.ttgpuir, "add_allocate_warp_groups")
-    _add(pre, passes.convert, "add_scf_to_cf")
-    if prepasses == "release":
-        _add(pre, passes.gluon, "add_inliner")  # inlines calls, then canonicalizes
-    pre.run(mod, "alias-spec-plan")
+    if prepasses != "none":
+        pre = ir.pass_manager(ctx)
+        _add(pre, passes.ttgpuir, "add_combine_tensor_select_and_if")
+        _add(pre, passes.ttgpuir, "add_allocate_warp_groups")
+        _add(pre, passes.convert, "add_scf_to_cf")
+        if prepasses == "release":
+            _add(pre, passes.gluon, "add_inliner")  # inlines calls, then canonicalizes
+        pre.run(mod, "alias-spec-plan")
     after = census(str(mod))
     pm = ir.pass_manager(ctx)
     nvidia.passes.ttgpuir.add_allocate_shared_memory_nv(pm, capability, _ptx_version(capability))

@@ -12,10 +12,12 @@ module's attributes, the ``#alias`` definitions the function needs (from the fun
 ``// -----`` section), the function, and the functions it calls. The adaptations of README.md
 are applied (``"use"`` ops, the view ops renamed in 3.5, ``ttg.barrier local``).
 ``allocate`` writes DIR/<function>.<version>.alloc.json with the module after allocation, the
-allocator's debug text and the release's version, allocated as written. ``offsets`` writes, for
-a file whose lit source states no offsets, the ``allocation.offset`` values that the release
-itself printed into the function (``// ALLOCATOR-OFFSETS <version>: ...``), or the one-line
-reason the release could not allocate it (``// ALLOCATOR-FAILS <version>: ...``).
+allocator's debug text and the release's version, allocated as Triton's test pass does (no
+pass before it). ``offsets`` writes what the release itself printed for the function: each
+buffer as offset:size (``// ALLOCATOR-BUFFERS <version>: ...``), for a file whose lit source
+states no offsets also the ``allocation.offset`` values printed into the function
+(``// ALLOCATOR-OFFSETS <version>: ...``), or the one-line reason the release could not
+allocate it (``// ALLOCATOR-FAILS <version>: ...``).
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ _USE = re.compile(r'^(\s*)"use"\((%[\w.]+)\)\s*:\s*\((!ttg\.memdesc<([^,>]+?)x?(
 _SUBVIEW = re.compile(r"ttg\.memdesc_subview (%[\w.]+)\[([^\]]*)\] : (!ttg\.memdesc<([^,]+),[^>]*>)"
                       r" -> (!ttg\.memdesc<([^,]+),[^>]*>)")  # fmt: skip
 USE_LAYOUT = "#lit_use"
+# Triton's own test pass allocates the module as parsed: no pass runs before the allocation
+# (the backend's warp-group pass would add partitions, its inliner delete unused buffers).
+PREPASSES = "none"
 ROW_SUFFIX = "_lit_row"
 
 
@@ -220,7 +225,7 @@ def allocate_dir(out_dir: Path, python: str) -> int:
 
     for path in sorted(out_dir.glob("*.ttgir")):
         try:
-            done = allocate(path.read_text(), python, prepasses="as_written")
+            done = allocate(path.read_text(), python, prepasses=PREPASSES)
         except AllocationError as exc:
             print(f"{path.name}: {exc}", file=sys.stderr)
             continue
@@ -259,27 +264,49 @@ def function_offsets(module: str, name: str) -> list[int]:
     return []
 
 
+def root_buffers(debug: str) -> list[tuple[int, int]]:
+    """(offset, size) of every buffer in the allocator's last function block: the file's own
+    function, which calls all the others (the allocator finishes callees before callers). The
+    last range table of the block is the final one; a range without a value line is the
+    function's own warp-specialize state."""
+    blocks = re.split(r"^Allocated: \d+.*$", debug, flags=re.M)
+    done = [b for b in blocks[:-1] if b.strip()]
+    if not done:
+        return []
+    tables = re.split(r"^.*Dump bufferRange.*$", done[-1], flags=re.M)
+    rows = re.findall(r"^-- (\d+) (\d+) (\d+) interval", tables[-1], flags=re.M)
+    return sorted((int(offset), int(size)) for _, size, offset in rows)
+
+
 def record_offsets(out_dir: Path, python: str | None) -> int:
-    """Write, into each file that states no EXPECT-BUFFER line, what the release printed."""
+    """Write into each file what the release printed: every buffer of the function as
+    offset:size (``ALLOCATOR-BUFFERS``, from the allocator's debug text), and, for a file that
+    states no EXPECT-BUFFER line, the offsets printed into the module (``ALLOCATOR-OFFSETS``);
+    or why the release cannot allocate it (``ALLOCATOR-FAILS``)."""
     sys.path.insert(0, str(ROOT))
     from alias_spec.plan.runner import AllocationError, allocate
 
     for path in sorted(out_dir.glob("*.ttgir")):
         text = path.read_text()
-        if "// EXPECT-BUFFER:" in text:
-            continue
         try:
-            done = allocate(text, python, prepasses="as_written")
+            done = allocate(text, python, prepasses=PREPASSES)
             version = done.version
-            line = f"// ALLOCATOR-OFFSETS {version}: " + " ".join(
-                str(o) for o in function_offsets(done.module, path.stem)
-            )
+            offsets = function_offsets(done.module, path.stem)
+            buffers = root_buffers(done.debug)
+            if sorted(o for o, _ in buffers) != offsets:
+                print(f"{path.name}: the debug text's last block is not @{path.stem}'s",
+                      file=sys.stderr)  # fmt: skip
+                return 1
+            lines = [f"// ALLOCATOR-BUFFERS {version}: "
+                     + " ".join(f"{o}:{n}" for o, n in buffers)]  # fmt: skip
+            if "// EXPECT-BUFFER:" not in text:
+                lines.append(f"// ALLOCATOR-OFFSETS {version}: " + " ".join(map(str, offsets)))
         except AllocationError as exc:
             version = _version(python)
-            line = f"// ALLOCATOR-FAILS {version}: {exc}"
+            lines = [f"// ALLOCATOR-FAILS {version}: {exc}"]
         kept = [ln for ln in text.splitlines() if not re.match(rf"// ALLOCATOR-\w+ {version}:", ln)]
         at = next(i for i, ln in enumerate(kept) if not ln.startswith("//"))
-        path.write_text("\n".join([*kept[:at], line.rstrip(), *kept[at:]]) + "\n")
+        path.write_text("\n".join([*kept[:at], *(ln.rstrip() for ln in lines), *kept[at:]]) + "\n")
     return 0
 
 
