@@ -1,8 +1,8 @@
 """Shared test fixtures and skips, and the fast tier's lighter property tests.
 
 Two tiers: ``python -m pytest -q`` (CI) runs everything; ``python -m pytest -q -m "not slow"``
-(any mark expression with ``not slow``) leaves out the tests marked slow and runs each
-Hypothesis test on a fifth of its examples.
+(any mark expression with ``not slow``) leaves out the tests marked slow, runs the first case
+of each parametrized test, and each Hypothesis test on a fifth of its examples.
 """
 
 from __future__ import annotations
@@ -33,12 +33,50 @@ def _fast_tier(config: pytest.Config) -> bool:
     return "not slow" in " ".join(str(config.getoption("markexpr") or "").split())
 
 
+# Files whose every parametrized case stays in the fast tier: the coverage claim itself.
+FAST_WHOLE = {"tests/test_fast_tier.py"}
+# Run by the full tier only: seconds each, and what they check has a cheaper test in the fast
+# tier (the docs pages' text in test_docs.py, the C++ engine in test_fast_tier.py).
+FULL_ONLY = (
+    "tests/test_docs_site.py::",  # builds the site, opens every page in Chromium
+    "tests/test_cli_usability.py::test_stopping_docs_serve_stops_mkdocs",
+    "tests/test_mutation.py::test_every_comparison_flipped_is_caught_in_cpp",
+    "tests/test_plan_hook.py::test_pytest_plugin",
+    "tests/test_request_diff.py::test_corpus_dev",
+    "tests/test_triton_profiles.py::test_theorems_as_declared",
+)
+
+
+def _sample(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the first case of each parametrized test (cases of one test exercise one code
+    path with other data: the full tier runs them all); ``FAST_WHOLE`` files keep all."""
+    keep: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    seen: set[str] = set()
+    for item in items:
+        test = item.nodeid.split("[", 1)[0]
+        if item.nodeid.startswith(FULL_ONLY):
+            dropped.append(item)
+            continue
+        if "[" in item.nodeid and test in seen and test.split("::")[0] not in FAST_WHOLE:
+            dropped.append(item)
+            continue
+        seen.add(test)
+        keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+@pytest.hookimpl(trylast=True)  # after ``-m`` dropped the slow tests
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In the fast tier, lower each Hypothesis test's example count. Its own ``@settings`` fix
-    the count (a settings profile cannot override them), so the settings Hypothesis reads when
-    the test runs are replaced by a child with fewer examples."""
+    """In the fast tier, run one case of each parametrized test and lower each Hypothesis
+    test's example count. Its own ``@settings`` fix the count (a settings profile cannot
+    override them), so the settings Hypothesis reads when the test runs are replaced by a
+    child with fewer examples."""
     if not _fast_tier(config):
         return
+    _sample(config, items)
     from hypothesis import settings
 
     done: set[int] = set()
