@@ -32,7 +32,7 @@ def run(check: bool, root: Path) -> int:
     from alias_spec.docgen.gen_docs import InputError
 
     if not root.is_dir():
-        print(f"alias-spec gen: --root {root}: not a directory", file=sys.stderr)
+        print(f"alias-spec: error: --root {root}: not a directory", file=sys.stderr)
         return 2
     stale = []
     try:
@@ -48,10 +48,10 @@ def run(check: bool, root: Path) -> int:
                 path.write_text(text)
                 print(f"wrote {rel}")
     except InputError as exc:
-        print(f"alias-spec gen: {exc}", file=sys.stderr)
+        print(f"alias-spec: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a target that cannot be written (a folder in its place, ...)
-        print(f"alias-spec gen: {exc.filename or root}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"alias-spec: error: {exc.filename or root}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     if stale:
         print("stale generated files (run `alias-spec gen`):", file=sys.stderr)

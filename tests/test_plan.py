@@ -355,7 +355,7 @@ def test_bad_input_one_line_exit_2(
              else e for e in extra]  # fmt: skip
     assert cli_main(["plan", str(path), *extra]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("alias-spec plan: ")
+    assert len(err) == 1 and err[0].startswith("alias-spec: error: ")
 
 
 @needs_triton

@@ -77,20 +77,21 @@ def main(action: str, root: Path, strict: bool = True, dev_addr: str | None = No
     from alias_spec.docgen.gen_docs import InputError
 
     if action not in ("build", "serve"):
-        print(f"alias-spec docs: unknown action {action!r} (build or serve)", file=sys.stderr)
+        print(f"alias-spec: error: unknown action {action!r} (build or serve)", file=sys.stderr)
         return 2
     if not (root / "mkdocs.yml").is_file():
-        print(f"alias-spec docs: --root {root}: no mkdocs.yml there", file=sys.stderr)
+        print(f"alias-spec: error: --root {root}: no mkdocs.yml there", file=sys.stderr)
         return 2
     if not mkdocs_available():
         print(
-            f"alias-spec docs: mkdocs is not installed: pip install {CI_PACKAGES}", file=sys.stderr
+            f"alias-spec: error: mkdocs is not installed: pip install {CI_PACKAGES}",
+            file=sys.stderr,
         )
         return 2
     try:
         written = regenerate(root)
     except InputError as exc:
-        print(f"alias-spec docs: {exc}", file=sys.stderr)
+        print(f"alias-spec: error: {exc}", file=sys.stderr)
         return 2
     for rel in written:
         print(f"wrote {rel}")

@@ -26,8 +26,13 @@ Exit status: 0 proved clean, 1 findings, 2 unreadable input (one line on stderr)
 3 partly judged (something not modelled or not bounded: the notes say what)."""
 
 
+def _shown(path: str) -> str:
+    """How a message names the input: its path, or ``input`` for stdin (as every command)."""
+    return "input" if path == "-" else path
+
+
 def _read(path: str) -> str:
-    name = "stdin" if path == "-" else path
+    name = _shown(path)
     stream: IO[Any]
     try:
         if path == "-":
@@ -64,10 +69,10 @@ def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
             except LlirError as exc:
                 raise ValueError(f"cannot read {llir}: {exc}") from None
     except TtgirError as exc:
-        _error(f"cannot read {file}: {exc}")
+        _error(f"cannot read {_shown(file)}: {exc}")
         return 2
     except AllocationError as exc:
-        _error(f"{file}: {exc}")
+        _error(f"{_shown(file)}: {exc}")
         return 2
     except ValueError as exc:
         _error(str(exc))
@@ -89,7 +94,8 @@ def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
 
 def _error(message: str) -> None:
     line = " ".join(message.split())[:300]
-    print(f"alias-spec plan: {line}".encode("ascii", "backslashreplace").decode(), file=sys.stderr)
+    print(f"alias-spec: error: {line}".encode("ascii", "backslashreplace").decode(),
+          file=sys.stderr)  # fmt: skip
 
 
 def command(args: argparse.Namespace) -> int:

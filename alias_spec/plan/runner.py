@@ -110,6 +110,12 @@ def _run(text: str, python: str | None, timeout: float, prepasses: str) -> dict:
         reply = None
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         if "No module named 'triton'" in proc.stderr:
+            if python is None:  # this interpreter: say what to install, not an option's fault
+                raise AllocationError(
+                    "recovering the plan needs Triton: pip install 'tle-alias-spec[triton]', "
+                    "or name an interpreter that has it with --python (or give a module "
+                    "with allocation.offset attributes)"
+                ) from None
             raise AllocationError(f"{who}: that interpreter cannot import triton") from None
         if proc.returncode < 0:
             tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()][-1:]
