@@ -1,26 +1,44 @@
-"""What ``alias-spec plan`` costs next to compiling the kernel it checks.
+"""What ``alias-spec plan`` costs next to compiling the kernel it checks, and how it scales.
 
-    python benchmarks/bench_plan.py [--repeat N] [NAME ...]
+    python benchmarks/bench_plan.py [--repeat N] [NAME ...] [--scaling [--no-compile]]
+                                    [--out FILE.json]
 
 Compiles kernels of the plan corpus (``tests/plan_cases/corpus.py``) for sm_90 with the
 installed Triton (no GPU needed, a fresh compile cache each time) and times, per kernel:
 the compile (``triton.compile``), the validation of its compiled texts (liveness, the plan proof
 and the lowering check), and ``check_compiled`` end to end (which also starts the release's
-interpreter to recover the plan). Prints the times (best of N) and the ratios to the compile.
+interpreter to recover the plan). Prints the times (best of N), the ratios to the compile and
+the size of the texts judged.
+
+``--scaling`` times the validator on generated modules of growing size: the plan proof on TTGIR
+of n allocations in n blocks (``tests/plan_cases/scaling.py``), the lowering check on LLVM IR
+of n nested pipelined loops (``tests/plan_cases/soundness/llir/make_scaling.py``); a part whose
+generator is absent is skipped with a message. Per size it prints the seconds and the seconds
+per unit of n, and the ratio of the largest size's per-unit time to the smallest's (about 1:
+linear; about 8 over 8x the size: quadratic); ``--no-compile`` leaves the compile table out.
+Nothing is written but the compile caches (a temporary directory, removed at the end) and,
+with ``--out``, a JSON of every row.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "plan_cases"))
+CASES = ROOT / "tests" / "plan_cases"
+sys.path.insert(0, str(CASES))
+TTGIR_SIZES = (250, 500, 1000, 2000)
+LLIR_SIZES = (4, 8, 16, 32, 64)
+CACHE: list[str] = []  # the temporary directory the compile caches go under
 
 DEFAULT = ["matmul_mma2_s3", "matmul_s3", "attention_fwd_mma2", "softmax", "layer_norm",
            "gluon_tma_wgmma_s3", "gluon_warp_specialized", "call_frame"]  # fmt: skip
@@ -32,7 +50,7 @@ def _compile(k: Any) -> tuple[Any, float]:
     from triton.compiler import ASTSource
     from triton.experimental.gluon._runtime import GluonASTSource
 
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-plan-")
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=CACHE[0])
     if k.gluon:
         src = GluonASTSource(k.fn, signature=dict(k.signature), constexprs=dict(k.constexprs))
     else:
@@ -43,12 +61,8 @@ def _compile(k: Any) -> tuple[Any, float]:
     return compiled, time.perf_counter() - t0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("names", nargs="*", default=DEFAULT)
-    p.add_argument("--repeat", type=int, default=3)
-    args = p.parse_args(argv)
-
+def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
+    """The compile-vs-plan table; None (after a message) when a name is unknown."""
     import corpus
     import kernels as call_kernels
 
@@ -58,35 +72,137 @@ def main(argv: list[str] | None = None) -> int:
     known = {k.name: k for k in corpus.kernels()}
     for name, (fn, sig) in call_kernels.KERNELS.items():
         known[name] = corpus.Kernel(name, fn, sig, {}, {"num_warps": 4}, gluon=True)
-    missing = [n for n in args.names if n not in known]
+    missing = [n for n in names if n not in known]
     if missing:
         print(f"bench_plan: unknown kernel {', '.join(missing)}", file=sys.stderr)
-        return 2
-    _compile(known[args.names[0]])  # warm Triton's imports before timing anything
-    print(f"{'kernel':24} {'compile s':>10} {'validate s':>11} {'ratio':>6} "
-          f"{'end-to-end s':>13} {'ratio':>6}  verdict")  # fmt: skip
-    total_c = total_v = total_e = 0.0
-    for name in args.names:
+        return None
+    _compile(known[names[0]])  # warm Triton's imports before timing anything
+    print(f"{'kernel':24} {'compile s':>10} {'validate s':>11} {'ratio':>6} {'end-to-end s':>13}"
+          f" {'ratio':>6} {'ttgir KiB':>10} {'llir KiB':>9}  verdict")  # fmt: skip
+    rows: list[dict[str, Any]] = []
+    for name in names:
         k = known[name]
         best_c = best_v = best_e = float("inf")
-        status = ""
-        for _ in range(max(1, args.repeat)):
+        status, sizes = "", (0, 0)
+        for _ in range(max(1, repeat)):
             compiled, t_c = _compile(k)
-            done = allocate(compiled.asm["ttgir"])  # the plan, recovered once, not timed here
+            ttgir, llir = compiled.asm["ttgir"], compiled.asm["llir"]
+            done = allocate(ttgir)  # the plan, recovered once, not timed here
             t0 = time.perf_counter()
-            report = check_texts(compiled.asm["ttgir"], compiled.asm["llir"], f"{name}.ttgir",
+            report = check_texts(ttgir, llir, f"{name}.ttgir",
                                  allocated=(done.module, done.debug, done.version))  # fmt: skip
             t_v = time.perf_counter() - t0
             t0 = time.perf_counter()
             check_compiled(compiled)
             t_e = time.perf_counter() - t0
             best_c, best_v, best_e = min(best_c, t_c), min(best_v, t_v), min(best_e, t_e)
-            status = report.status
-        total_c, total_v, total_e = total_c + best_c, total_v + best_v, total_e + best_e
+            status, sizes = report.status, (len(ttgir.encode()), len(llir.encode()))
+        rows.append({"kernel": name, "compile_s": best_c, "validate_s": best_v,
+                     "end_to_end_s": best_e, "ttgir_bytes": sizes[0], "llir_bytes": sizes[1],
+                     "status": status})  # fmt: skip
         print(f"{name:24} {best_c:10.3f} {best_v:11.3f} {best_v / best_c:6.2f} "
-              f"{best_e:13.3f} {best_e / best_c:6.2f}  {status}")  # fmt: skip
-    print(f"{'all':24} {total_c:10.3f} {total_v:11.3f} {total_v / total_c:6.2f} "
-          f"{total_e:13.3f} {total_e / total_c:6.2f}")  # fmt: skip
+              f"{best_e:13.3f} {best_e / best_c:6.2f} {sizes[0] / 1024:10.1f} "
+              f"{sizes[1] / 1024:9.1f}  {status}")  # fmt: skip
+    tc, tv, te = (sum(r[f] for r in rows) for f in ("compile_s", "validate_s", "end_to_end_s"))
+    print(f"{'all':24} {tc:10.3f} {tv:11.3f} {tv / tc:6.2f} {te:13.3f} {te / tc:6.2f}")
+    return rows
+
+
+def _load(path: Path, name: str) -> Any:
+    """The generator module at ``path`` (None, with a message, when it or ``name`` is absent)."""
+    if not path.is_file():
+        print(f"bench_plan: {path.relative_to(ROOT)} is absent: its part is skipped")
+        return None
+    spec = importlib.util.spec_from_file_location(f"_bench_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, name, None)):
+        print(f"bench_plan: {path.relative_to(ROOT)} has no {name}(): its part is skipped")
+        return None
+    return module
+
+
+def _time_ttgir(sizes: Iterable[int], repeat: int) -> Iterable[dict[str, Any]]:
+    gen = _load(CASES / "scaling.py", "scaling_allocs")
+    if gen is None:
+        return
+    from alias_spec.plan.plan import check_plan
+
+    for n in sizes:
+        text = gen.scaling_allocs(n)  # carries its plan: no Triton run to time
+        best, status = float("inf"), ""
+        for _ in range(max(1, repeat)):
+            t0 = time.perf_counter()
+            report, _, _ = check_plan(text, f"scaling_{n}.ttgir")
+            best, status = min(best, time.perf_counter() - t0), report.status
+        yield {"n": n, "bytes": len(text.encode()), "seconds": best, "status": status}
+
+
+def _time_llir(sizes: Iterable[int], repeat: int) -> Iterable[dict[str, Any]]:
+    gen = _load(CASES / "soundness" / "llir" / "make_scaling.py", "scaling")
+    if gen is None:
+        return
+    best: dict[int, dict[str, Any]] = {}
+    for _ in range(max(1, repeat)):
+        for row in gen.scaling(tuple(sizes)):  # it times the lowering check itself
+            n = int(row["n"])
+            if n not in best or row["seconds"] < best[n]["seconds"]:
+                best[n] = {"n": n, "bytes": int(row["bytes"]), "seconds": float(row["seconds"]),
+                           "status": str(row["status"])}  # fmt: skip
+    yield from best.values()
+
+
+def scaling_table(repeat: int) -> dict[str, list[dict[str, Any]]]:
+    parts: dict[str, tuple[str, Callable[..., Iterable[dict[str, Any]]], tuple[int, ...]]] = {
+        "ttgir": ("plan proof, TTGIR of n allocations in n blocks", _time_ttgir, TTGIR_SIZES),
+        "llir": ("lowering check, LLVM IR of n nested loops", _time_llir, LLIR_SIZES),
+    }
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key, (title, timer, sizes) in parts.items():
+        print(f"\n{title} (best of {max(1, repeat)})")
+        rows = []
+        for row in timer(sizes, repeat):
+            row["seconds_per_n"] = row["seconds"] / row["n"]
+            rows.append(row)
+            per = 1e3 * row["seconds_per_n"]
+            print(f"  n={row['n']:<6} {row['bytes'] / 1024:9.1f} KiB {row['seconds']:8.3f} s "
+                  f"{per:9.3f} ms/n  {row['status']}", flush=True)  # fmt: skip
+        if len(rows) >= 2:
+            lo, hi = min(rows, key=lambda r: r["n"]), max(rows, key=lambda r: r["n"])
+            ratio = hi["seconds_per_n"] / lo["seconds_per_n"]
+            print(f"  per-n time, n={hi['n']} over n={lo['n']} ({hi['n'] // lo['n']}x the size): "
+                  f"{ratio:.2f} (about 1 = linear)")  # fmt: skip
+        out[key] = rows
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("names", nargs="*", help=f"corpus kernels (default: {' '.join(DEFAULT)})")
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
+    p.add_argument("--scaling", action="store_true",
+                   help="also time generated modules of growing size")  # fmt: skip
+    p.add_argument("--no-compile", action="store_true", help="leave the compile table out")
+    p.add_argument("--out", metavar="FILE", help="also write every row as JSON here")
+    args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error("--repeat must be at least 1")
+    if args.no_compile and not args.scaling:
+        p.error("--no-compile leaves nothing to run without --scaling")
+    doc: dict[str, Any] = {"repeat": args.repeat}
+    with tempfile.TemporaryDirectory(prefix="bench-plan-") as cache:
+        CACHE[:] = [cache]
+        if not args.no_compile:
+            rows = compile_table(args.names or DEFAULT, args.repeat)
+            if rows is None:
+                return 2
+            doc["compile"] = rows
+        if args.scaling:
+            doc["scaling"] = scaling_table(args.repeat)
+    if args.out:
+        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+        print(f"wrote {args.out}")
     return 0
 
 

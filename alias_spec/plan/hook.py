@@ -22,7 +22,8 @@ ALIAS_SPEC_PLAN_OUT (the directory). Without touching the code under test:
     ALIAS_SPEC_PLAN=raise python -m pytest -p alias_spec.plan.hook
 
 (the pytest plugin also takes ``--alias-spec-plan=MODE`` and ``--alias-spec-plan-out=DIR``).
-Importing ``alias_spec.plan`` installs nothing.
+Importing ``alias_spec.plan`` installs nothing. With no GPU, ``compile_only`` lets
+``kernel.warmup`` compile (for sm_90 by default) through the same path, so the hook runs too.
 """
 
 from __future__ import annotations
@@ -84,6 +85,25 @@ def _compiled_kernel(fn: Any, compile: dict[str, Any], key: Any) -> Any:
     return kernel
 
 
+def _label(fn: Any, compile: Any, fallback: Any) -> str:
+    """``name[num_warps=W](arg: type, ..., CONST=value)``: the kernel as compiled. Triton's own
+    ``repr`` argument is not used where the signature is readable: 3.6 prints it truncated."""
+    name = getattr(fn, "name", None)
+    sig = compile.get("signature") if isinstance(compile, dict) else None
+    if not isinstance(name, str) or not isinstance(sig, dict):
+        return str(fallback or name or "kernel")
+    consts = compile.get("constants")
+    values = {k[0]: v for k, v in consts.items() if isinstance(k, tuple) and len(k) == 1} if (
+        isinstance(consts, dict)) else {}  # fmt: skip
+    args = [
+        f"{arg}={values.get(i, '?')}" if ty == "constexpr" else f"{arg}: {ty}"
+        for i, (arg, ty) in enumerate(sig.items())
+    ]
+    warps = compile.get("num_warps")
+    opts = f"[num_warps={warps}]" if warps is not None else ""
+    return f"{name}{opts}({', '.join(args)})"[:300]
+
+
 def _stem(name: str, ttgir: str, kernel: Any) -> str:
     digest = getattr(getattr(kernel, "metadata", None), "hash", None)
     if not isinstance(digest, str) or not digest:
@@ -122,8 +142,9 @@ class PlanHook:
         answer = self.previous(**kwargs) if self.previous is not None else None
         if not self.active:
             return answer
-        kernel = _compiled_kernel(kwargs.get("fn"), kwargs.get("compile") or {}, kwargs.get("key"))
-        label = str(kwargs.get("repr") or getattr(kwargs.get("fn"), "name", "kernel"))
+        compile = kwargs.get("compile") or {}
+        kernel = _compiled_kernel(kwargs.get("fn"), compile, kwargs.get("key"))
+        label = _label(kwargs.get("fn"), compile, kwargs.get("repr"))
         if kernel is None:
             why = (
                 "the compiled kernel is not in the JIT function's cache "
@@ -172,6 +193,9 @@ class PlanHook:
             result = KernelResult(
                 label, "unreadable", " ".join(str(exc).split())[:300], None, files
             )
+        except Exception as exc:  # a validator bug must not stop the program under test
+            why = f"not judged: the validator failed: {type(exc).__name__}: {exc}"
+            result = KernelResult(label, "unreadable", " ".join(why.split())[:300], None, files)
         else:
             result = KernelResult(label, report.status, to_text(report), report, files)
         if self.out is not None:
@@ -198,7 +222,13 @@ class PlanHook:
             and self.mode in ("raise", "strict")
             or (result.status in ("partial", "unreadable") and self.mode == "strict")
         ):
-            raise PlanFindingsError(f"alias-spec plan: {result.name}: {result.status}", result)
+            report = result.report
+            first = report.findings[0].message if report is not None and report.findings else (
+                result.message)  # fmt: skip
+            first = first.strip().splitlines()[0] if first.strip() else ""
+            raise PlanFindingsError(
+                f"alias-spec plan: {result.name}: {result.status}: {first}"[:1000], result
+            )
         return result
 
     def summary(self) -> str:
@@ -256,8 +286,12 @@ def uninstall(hook: PlanHook | None = None) -> None:
     if hook in _STACK:
         _STACK.remove(hook)
     hook.active = False
-    if knobs.runtime.jit_post_compile_hook is hook:
-        knobs.runtime.jit_post_compile_hook = hook.previous
+    # Unwind every removed hook on top of Triton's chain (one removed under another is left
+    # in place, passing through, until the one above it goes).
+    current = knobs.runtime.jit_post_compile_hook
+    while isinstance(current, PlanHook) and not current.active:
+        current = current.previous
+    knobs.runtime.jit_post_compile_hook = current
 
 
 @contextlib.contextmanager
@@ -269,6 +303,48 @@ def installed(mode: str | None = None, out: str | os.PathLike[str] | None = None
         yield hook
     finally:
         uninstall(hook)
+
+
+# --- compiling with no GPU ---------------------------------------------------------------------
+
+
+class _CompileOnlyDriver:
+    """Answers the three questions a JIT function asks the driver before it compiles (device,
+    stream, target); anything else (loading a binary for a launch) fails in one line."""
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+
+    def get_current_target(self) -> Any:
+        return self.target
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def get_current_stream(self, device: Any = None) -> int:
+        return 0
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"compile_only: driver.{name} needs a GPU (warmup compiles here; a "
+                           "launch cannot)")  # fmt: skip
+
+
+@contextlib.contextmanager
+def compile_only(capability: int = 90, warp_size: int = 32) -> Iterator[None]:
+    """Inside the block, ``kernel.warmup(..., grid=...)`` compiles for CUDA sm_``capability``
+    with no GPU (pointer arguments as ``triton.runtime.jit.MockTensor(dtype)``), through the
+    same path as a launch: ``install``'s hook judges each kernel. A launch fails."""
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime import driver
+
+    # DriverConfig (3.6-3.9) keeps the active driver in ``_active``; ``reset_active`` would
+    # look for a GPU driver, which a machine without one does not have.
+    saved = getattr(driver, "_active", None)
+    driver.set_active(_CompileOnlyDriver(GPUTarget("cuda", capability, warp_size)))
+    try:
+        yield
+    finally:
+        driver._active = saved
 
 
 # --- running a program or a test suite with the hook -----------------------------------------
@@ -294,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m alias_spec.plan.hook: {ENV_MODE}={mode!r} is not one of "
               f"{', '.join(MODES)}", file=sys.stderr)  # fmt: skip
         return 2
+    if args.module is None and not Path(args.args[0]).is_file():
+        print(f"python -m alias_spec.plan.hook: no such file: {args.args[0]}", file=sys.stderr)
+        return 2
     try:
         hook = install(mode, args.out)
     except ImportError:
@@ -306,14 +385,14 @@ def main(argv: list[str] | None = None) -> int:
             runpy.run_module(args.module, run_name="__main__", alter_sys=True)
         else:
             script = args.args[0]
-            if not Path(script).is_file():
-                print(f"python -m alias_spec.plan.hook: no such file: {script}", file=sys.stderr)
-                return 2
             sys.argv = list(args.args)
             sys.path.insert(0, str(Path(script).resolve().parent))
             runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except PlanFindingsError as exc:  # mode raise/strict, not caught by the program: one line
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        status = 1
     finally:
         print(hook.summary(), file=sys.stderr)
         uninstall(hook)

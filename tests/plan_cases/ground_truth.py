@@ -1,27 +1,34 @@
 """Gluon kernels that decide, on a GPU, whether a verdict of ``alias-spec plan`` is right.
 
-Two kernels the validator must flag, because Triton 3.6 corrupts a live buffer in them:
+Kernels Triton 3.6 compiles into code that corrupts a live buffer; the validator must never call
+them clean (the wrong-clean classes of issue 17):
 
-- ``frame_constexpr``: the call-frame bug through a non-inlined helper that takes a constexpr
+- (a) ``frame_constexpr``: the call-frame bug through a non-inlined helper that takes a constexpr
   argument (its mangled name is a quoted symbol in TTGIR and LLVM IR). The caller holds a 4 KiB
-  buffer across the call; the allocator places the call's frame after it, the callee
-  addresses its scratch from the shared base.
-- ``tma_store_pending``: a buffer whose TMA store (shared to global, asynchronous) is still
+  buffer across the call; the allocator places the call's frame after it, the callee addresses
+  its scratch from the shared base. Verdict: findings.
+- (b) ``tma_store_pending``: a buffer whose TMA store (shared to global, asynchronous) is still
   in flight when the allocator gives its bytes to the next buffer: the allocator's liveness ends
-  at the copy op, the ``store_wait`` comes after the new buffer is written.
+  at the copy op, the ``store_wait`` comes after the new buffer is written. Verdict: findings.
+  ``tma_store_waited`` is its control: the store waited for first (correct; partial, since a TMA
+  copy's extent is not read).
+- (c) ``asm_shared_store`` (``st.shared`` in inline asm on the constant address
+  ``global_smem+16``) and ``asm_generic_store`` (a generic ``st`` through ``cvta.shared`` of
+  ``global_smem``, inside the asm): a shared store whose address the LLVM IR does not derive
+  from ``@global_smem``. It hits element 4 of the kernel's only buffer; no plan can say which
+  bytes such an access owns, so the right verdict is partial (the access named in a note).
 
-``tma_store_waited`` is its control: the same kernel waiting for the store first (correct;
-partly judged, since a TMA copy's extent is not read). Two the validator must prove clean (a
-finding there is a false alarm):
+Kernels whose code is correct, that the validator must not flag (the false-alarm classes):
 
 - ``if_branches``: one buffer allocated in each branch of an ``scf.if``; never live together.
-- ``ws_private``: a warp-specialized kernel whose partitions each allocate their own buffer
-  and reduce through scratch, after a ring handed from the default partition to a worker.
+- ``ws_private``: a warp-specialized kernel whose partitions each allocate their own buffer and
+  reduce through scratch, after a ring handed from the default partition to a worker. Both
+  buffers are named ``mine``: TTGIR prints one SSA name ``%mine`` in the two partitions' regions.
 
-``CASES`` records, for each, the expected verdict (``expect``), how to launch it and what a
-correct run writes. ``tests/test_plan_ground_truth.py`` compiles each for sm_90 on the CPU and
-asserts the verdict; ``tests/gpu/test_plan_ground_truth.py`` launches each and counts the values
-that differ from the reference. This file needs Triton only (no torch, no solver).
+``CASES`` records, for each, the expected verdict (``expect``) and whether the GPU must show
+wrong values (``corrupts``). ``tests/test_plan_ground_truth.py`` compiles each for sm_90 on the
+CPU and asserts the verdict; ``ground_truth_gpu.py`` launches each and counts the values that
+differ from a reference. This file needs Triton only (no torch, no solver).
 """
 
 from __future__ import annotations
@@ -76,15 +83,16 @@ TBN: gl.constexpr = gl.constexpr(128)
 
 @gluon.jit
 def _tma_tile(out_ptr, chk_ptr, M, WAIT_FIRST: gl.constexpr):
-    """Tile pid of out (M x TBN fp32) = pid * TBM * TBN + its row-major index, stored by TMA
-    from ``a``; then ``b`` holds the negated tile (read back into chk)."""
+    """Tile pid of out (M x TBN fp32) = 1 + pid * TBM * TBN + its row-major index, stored by
+    TMA from ``a``; then ``b`` holds the negated tile (read back into chk). No value is 0, so a
+    negation is exact whichever sign of zero it gives."""
     lay: gl.constexpr = gl.NVMMASharedLayout.get_default_for([TBM, TBN], gl.float32)
     reg: gl.constexpr = gl.BlockedLayout([1, 4], [4, 8], [gl.num_warps(), 1], [1, 0])
     pid = gl.program_id(0)
     rows = gl.arange(0, TBM, layout=gl.SliceLayout(1, reg))
     cols = gl.arange(0, TBN, layout=gl.SliceLayout(0, reg))
     idx = rows[:, None] * TBN + cols[None, :]
-    vals = (pid * TBM * TBN + idx).to(gl.float32)
+    vals = (1 + pid * TBM * TBN + idx).to(gl.float32)
     desc = tma.make_tensor_descriptor(out_ptr, [M, TBN], [TBN, 1], [TBM, TBN], lay)
     a = gl.allocate_shared_memory(gl.float32, [TBM, TBN], lay, vals)
     fence_async_shared()
@@ -109,7 +117,44 @@ def tma_store_waited(out_ptr, chk_ptr, M):
     _tma_tile(out_ptr, chk_ptr, M, True)
 
 
-# --- (c) one buffer in each branch of an scf.if ---------------------------------------------
+# --- (c) shared stores the LLVM IR does not show as such -------------------------------------
+
+# Every thread writes -1.0 at shared byte 16 of the kernel's window (element 4 of ``buf``, the
+# only buffer, at offset 0); the asm's output is a dummy (an elementwise asm needs one).
+_ST_SHARED: gl.constexpr = gl.constexpr("st.shared.b32 [global_smem+16], $1;\n\tmov.b32 $0, 0;")
+_ST_GENERIC: gl.constexpr = gl.constexpr(
+    "{\n\t.reg .b64 p;\n\tcvta.shared.u64 p, global_smem;\n\tst.b32 [p+16], $1;"
+    "\n\tmov.b32 $0, 0;\n\t}"
+)
+
+
+@gluon.jit
+def _asm_over_buffer(x_ptr, out_ptr, ASM: gl.constexpr):
+    """out = x through a 4 KiB buffer, with ASM run between the buffer's store and its load."""
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    offs = gl.arange(0, N, layout=lay)
+    buf = gl.allocate_shared_memory(gl.float32, [N], PLAIN)
+    buf.store(gl.load(x_ptr + offs))
+    _barrier()
+    gl.inline_asm_elementwise(ASM, "=r,r", [gl.full([N], -1.0, gl.float32, lay)],
+                              dtype=gl.int32, is_pure=False, pack=1)  # fmt: skip
+    _barrier()
+    gl.store(out_ptr + offs, buf.load(lay))
+
+
+@gluon.jit
+def asm_shared_store(x_ptr, out_ptr):
+    """out = x, but for out[4] = -1: st.shared on a constant address inside ``buf``."""
+    _asm_over_buffer(x_ptr, out_ptr, _ST_SHARED)
+
+
+@gluon.jit
+def asm_generic_store(x_ptr, out_ptr):
+    """out = x, but for out[4] = -1: a generic store into ``buf`` through cvta.shared."""
+    _asm_over_buffer(x_ptr, out_ptr, _ST_GENERIC)
+
+
+# --- false alarm: one buffer in each branch of an scf.if -----------------------------------------
 
 
 @gluon.jit
@@ -132,7 +177,7 @@ def if_branches(x_ptr, out_ptr, flag):
     gl.store(out_ptr + gl.arange(0, N, layout=other), z)
 
 
-# --- (d) a warp-specialized kernel with private buffers in its partitions ---------------------
+# --- false alarm: warp-specialize partitions with their own buffers, one SSA name ----------
 
 WB: gl.constexpr = gl.constexpr(128)
 SLOTS: gl.constexpr = gl.constexpr(2)
@@ -169,8 +214,9 @@ def _ws_worker(ring, full, empty, in_ptr, side_ptr, n):
         ring.index(slot).store(v)
         mbarrier.arrive(full.index(slot), count=1)
         seen = gl.maximum(seen, v)
-    own = gl.allocate_shared_memory(gl.float32, [WB], PLAIN, seen)
-    back = own.load(lay)
+    # The same name as the default partition's buffer: one SSA name, two buffers, two regions.
+    mine = gl.allocate_shared_memory(gl.float32, [WB], PLAIN, seen)
+    back = mine.load(lay)
     gl.store(side_ptr + offs, back + gl.max(back, axis=0))
 
 
@@ -199,9 +245,10 @@ class Case:
     name: str
     fn: Any
     signature: dict[str, str]
-    # The verdict a right validator gives: "findings" (Triton corrupts the buffer), "clean",
-    # or "partial" (correct, but it uses what the validator does not model: never "clean").
+    # The verdict a right validator gives: "findings", "clean", or "partial" (something in it
+    # the validator does not model; never "clean").
     expect: str
+    corrupts: bool  # whether Triton's code writes wrong values (what the GPU run must show)
     klass: str  # the class of issue 17 it stands for
     options: dict[str, Any] = field(default_factory=lambda: {"num_warps": 4})
     # Set where the validator's verdict is known to be wrong today: the CPU test is then an
@@ -210,23 +257,29 @@ class Case:
 
 
 F32 = "*fp32"
+_TMA = {"out_ptr": F32, "chk_ptr": F32, "M": "i32"}
+_XO = {"x_ptr": F32, "out_ptr": F32}
 CASES: dict[str, Case] = {
     c.name: c
     for c in (
         Case("frame_constexpr", frame_constexpr, {"x_ptr": F32, "y_ptr": F32, "out_ptr": F32},
-             "findings", "call frame of a noinline helper with a constexpr argument",
-             known_wrong="the callee's quoted symbol is not matched to its call: its frame is "
-                         "not checked and the kernel is called clean"),
-        Case("tma_store_pending", tma_store_pending,
-             {"out_ptr": F32, "chk_ptr": F32, "M": "i32"}, "findings",
-             "a TMA store pending when its bytes go to another buffer"),
-        Case("tma_store_waited", tma_store_waited,
-             {"out_ptr": F32, "chk_ptr": F32, "M": "i32"}, "partial",
-             "control of tma_store_pending: the store waited for first (TMA extents are notes)"),
+             "findings", True, "(a) call frame of a noinline helper with a constexpr argument"),
+        Case("tma_store_pending", tma_store_pending, _TMA, "findings", True,
+             "(b) a TMA store pending when its bytes go to another buffer"),
+        Case("tma_store_waited", tma_store_waited, _TMA, "partial", False,
+             "control of (b): the store waited for first (TMA extents are notes)"),
+        Case("asm_shared_store", asm_shared_store, _XO, "partial", True,
+             "(c) st.shared in inline asm on a constant address"),
+        Case("asm_generic_store", asm_generic_store, _XO, "partial", True,
+             "(c) a generic store to shared memory (cvta.shared) in inline asm",
+             known_wrong="a generic st in inline asm, on an address the asm takes from "
+                         "global_smem through cvta.shared, is not seen as a shared access: "
+                         "the kernel is called clean"),
         Case("if_branches", if_branches, {"x_ptr": F32, "out_ptr": F32, "flag": "i32"},
-             "clean", "buffers in the two branches of an scf.if"),
+             "clean", False, "false alarm: buffers in the two branches of an scf.if"),
         Case("ws_private", ws_private,
-             {"in_ptr": F32, "out_ptr": F32, "side_ptr": F32, "n": "i32"}, "clean",
-             "a warp-specialized kernel"),
+             {"in_ptr": F32, "out_ptr": F32, "side_ptr": F32, "n": "i32"}, "clean", False,
+             "false alarm: warp-specialize partitions with their own buffers, one SSA name "
+             "in two regions"),
     )
 }  # fmt: skip
