@@ -74,7 +74,8 @@ def _check_expected(path: Path) -> tuple[str, str]:
         assert row["findings"] == [want.why], (release, name, row["findings"])
         assert row["expected_bug"], (release, name)  # never a finding on a correct kernel
     elif got != "clean":
-        assert want.why in row.get("why", ""), (release, name, row.get("why"))
+        said = row.get("why", "")
+        assert any(w in said for w in want.why.split(" | ")), (release, name, said)
     return release, got
 
 
@@ -117,7 +118,7 @@ SAMPLE = ("matmul_mma2_s2", "persistent_matmul", "branches", "gluon_tma_store",
 def test_one_dump_per_family_gets_its_expected_verdict() -> None:
     got = Counter(_check_expected(CASES / "corpus" / r / f"{n}.json.gz")[1]
                   for r in corpus.RELEASES for n in SAMPLE)  # fmt: skip
-    assert got == {"clean": 15, "partial": 9, "findings": 3, "not compiled": 1}, got
+    assert got == {"clean": 23, "partial": 1, "findings": 3, "not compiled": 1}, got
 
 
 @pytest.mark.slow
@@ -167,7 +168,11 @@ def test_partial_kernels_say_why() -> None:
         for k in doc["kernels"]:
             if k["status"] == "partial":
                 want = corpus.expected(k["name"], release)
-                assert want.status == "partial" and want.why in k["why"], (release, k["name"])
+                said = k["why"]
+                assert want.status == "partial" and any(w in said for w in want.why.split(" | ")), (
+                    release,
+                    k["name"],
+                )
 
 
 # --- loop-carried values ----------------------------------------------------------------------
@@ -274,14 +279,17 @@ def test_mutation_score_is_100_percent() -> None:
 def test_cut_mutant_needs_liveness_through_views(monkeypatch: pytest.MonkeyPatch) -> None:
     """A liveness that stops at the root's own uses (the FlagTree bugs) misses most cut
     mutants: they sit after the root's last direct use. (It still catches those inside a loop
-    or a warp-specialized region, where the root's range is widened over the whole region.)"""
+    or a region whose range covers them.)"""
     from alias_spec.plan import liveness
 
     cuts = [m for m in mutants.mutants() if m.operator == "cut"]
     assert cuts and all(mutants.caught(m) for m in cuts)
-    monkeypatch.setattr(liveness, "derive", lambda fn, roots: {r: {r} for r in roots})
+    monkeypatch.setattr(liveness._Flows, "reach", lambda self, root: {root})
     missed = [m for m in cuts if not mutants.caught(m)]
-    assert len(missed) >= 3 * len(cuts) // 4, (len(missed), len(cuts))
+    # Measured 63 of 149 once liveness followed regions per branch and partition (more cuts
+    # now land inside a region whose range covers them); without view-following a third at
+    # least go unseen.
+    assert len(missed) >= len(cuts) // 3, (len(missed), len(cuts))
 
 
 # --- FlagTree's bugs, rebuilt ------------------------------------------------------------------

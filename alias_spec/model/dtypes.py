@@ -60,6 +60,9 @@ BY_NAME: dict[str, DType] = {name: d for d in TABLE for name in d.names}
 DTYPE_BITS: dict[str, int] = {name: d.bits for name, d in BY_NAME.items()}
 # Any spelling to the MLIR one: two spellings name the same type exactly when these agree.
 MLIR_NAME: dict[str, str] = {name: d.mlir for name, d in BY_NAME.items()}
+# PTX's names of the element types wgmma reads -> the names above (widths from DTYPE_BITS).
+PTX_DTYPES: dict[str, str] = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "e4m3": "f8E4M3FN",
+                              "e5m2": "f8E5M2", "s8": "i8", "u8": "u8"}  # fmt: skip
 
 # One type per width where a witness needs a name (the float type from 16 bits up).
 _REPRESENTATIVE = ("i1", "i8", "f16", "f32", "f64")

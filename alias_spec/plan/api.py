@@ -74,7 +74,7 @@ def check_texts(
         report.lowering = "not checked (no LLVM IR)"
     else:
         check_lowering(llir, llir_path or path.rsplit(".", 1)[0] + ".llir", report,
-                       module.num_warps)  # fmt: skip
+                       module.num_warps, ttgir=module)  # fmt: skip
     return report
 
 

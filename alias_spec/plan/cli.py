@@ -65,7 +65,7 @@ def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
         report, module, _ = check_plan(text, file, python)
         if llir_text is not None:
             try:
-                check_lowering(llir_text, llir or "", report, module.num_warps)
+                check_lowering(llir_text, llir or "", report, module.num_warps, ttgir=module)
             except LlirError as exc:
                 raise ValueError(f"cannot read {llir}: {exc}") from None
     except TtgirError as exc:

@@ -149,7 +149,8 @@ def _mentions_smem(op: Operand) -> bool:
 
 # Memory reads return data, not the address they read; comparisons return data.
 _DATA_OPS = {"load", "atomicrmw", "cmpxchg", "icmp", "fcmp"}
-_READS = re.compile(r"\b(?:ld|atom|ldmatrix)\.|^llvm\.nvvm\.(?:ldmatrix|ld\.)")
+# wgmma returns its accumulators (data), whatever its descriptors hold.
+_READS = re.compile(r"\b(?:ld|atom|ldmatrix|wgmma)\.|^llvm\.nvvm\.(?:ldmatrix|ld\.)")
 
 
 def back_edges(fn: Function) -> set[tuple[int, int]]:
@@ -278,6 +279,8 @@ class Evaluator:
         # The search of loop bounds stops here; a query that ran out of time sets ``gave_up``.
         self.deadline: float | None = None
         self.gave_up = False
+        self.ttgir: Any = None  # the TTGIR module, when given (hopper.py reads its TMA ops)
+        self.modelled: list[Access] = []  # accesses hopper.py adds (TMA boxes, wgmma operands)
 
     def uses_shared(self, op: Operand) -> bool:
         return _uses(op, self.tainted, self.fn)
@@ -998,6 +1001,7 @@ _ASM_SIZE = [
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 _SIMPLE_ADDRESS = re.compile(r"^\s*\$(\d+)\s*(?:\+\s*(-?(?:0x[0-9a-fA-F]+|\d+))\s*)?$")
 _OPERAND = re.compile(r"\$(\d+)")
+_NAMES_SHARED = re.compile(r"\bcvta(?:\.to)?\.shared\b|\bglobal_smem\b")
 _PRED = re.compile(r"^@(!?)\$(\d+)\s+")
 # Types an asm or intrinsic argument must have to hold a shared address (others are data).
 _ADDRESS_TYPES = ("ptr addrspace(3)", "i32", "i64", "{")
@@ -1009,18 +1013,20 @@ def _shared_op(op: str) -> bool:
 
 
 def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
-    """Bytes a ``cp.async.bulk`` (TMA) instruction writes or reads at its shared operand.
-    Hook for the Hopper model: the box size lives in the tensor map, not in the instruction,
-    so this reader cannot tell (None: a note "its size is not readable here")."""
-    return None
+    """Bytes a ``cp.async.bulk`` (TMA) instruction surely touches at its shared operands
+    (None: a note "its size is not readable here"). The box size lives in the tensor map:
+    ``hopper.py`` takes it from the TTGIR op at the same location."""
+    from alias_spec.plan import hopper
+
+    return hopper.bulk_copy_size(ptx, args, ev)
 
 
 def shared_address_as_value(ptx: str, args: list[Operand], ev: Evaluator) -> str | None:
     """The note for a PTX instruction that takes a shared address as a value, outside
-    brackets (None: modelled). Hook for the Hopper model: wgmma's operand descriptors encode
-    a shared address that this reader does not decode."""
-    what = "wgmma operand descriptors" if "wgmma" in ptx else ptx.split()[0]
-    return f"{what} take a shared address as a value (not modelled)"
+    brackets (None: modelled). ``hopper.py`` decodes wgmma's operand descriptors."""
+    from alias_spec.plan import hopper
+
+    return hopper.shared_address_as_value(ptx, args, ev)
 
 
 def _asm_size(ins: str, args: list[Operand], ev: Evaluator) -> int | None:
@@ -1029,6 +1035,10 @@ def _asm_size(ins: str, args: list[Operand], ev: Evaluator) -> int | None:
     op = ins.split()[0] if ins.split() else ""
     if op.startswith("mbarrier."):
         return 8
+    if op.startswith("tcgen05."):
+        from alias_spec.plan import hopper
+
+        return hopper.tcgen05_size(op)
     if op.startswith("tensormap."):
         return 128  # a tensor map is 1024 bits
     if op.startswith("cp.async.bulk"):
@@ -1083,6 +1093,7 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
         return 0 <= i < len(args) and ev.uses_shared(args[i])
 
     text = re.sub(r"//[^\n]*", "", text)  # comments name operands without using them
+    noted = len(unread)
     for ptx in re.split(r"[;\n]", text):
         # Scope braces and labels open a line; vector operands keep their braces.
         ptx = re.sub(r"^(?:[{}]\s*|[\w$]+:\s*)+", "", ptx.strip()).strip()
@@ -1139,6 +1150,11 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
                 if why:
                     unread.append(f"line {no}: {why}")
                 break
+    if len(unread) == noted and _NAMES_SHARED.search(text):
+        # An address the asm makes itself (the shared base by name, a generic pointer from
+        # cvta.shared): its accesses are not followed, so none of them is judged.
+        unread.append(f"line {no}: inline asm that takes a shared address itself "
+                      "(cvta.shared or @global_smem by name): not judged")  # fmt: skip
 
 
 # --- accesses -------------------------------------------------------------------------------------
@@ -1174,6 +1190,8 @@ def accesses(fn: Function, ev: Evaluator,
         elif op not in _FOLLOWED and any(ev.uses_shared(o) for o in ops):
             unread.append(f"line {no}: {op} uses a value computed from a shared address "
                           "(not modelled)")  # fmt: skip
+    out += ev.modelled  # what the Hopper hooks modelled (TMA boxes, wgmma operands)
+    ev.modelled = []
     return out, unread
 
 
@@ -1325,17 +1343,18 @@ def check_kernel(module: Module, kernels: Sequence[str] | None) -> None:
 
 
 def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
-                   kernels: Sequence[str] | None = None) -> None:  # fmt: skip
+                   kernels: Sequence[str] | None = None, ttgir: Any = None) -> None:  # fmt: skip
     """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack).
     ``kernels``: the TTGIR module's function names (the IR must define one of them); by
-    default those the plan names. LlirError (one line) on IR that is not this kernel's."""
+    default those the plan names; ``ttgir``: the TTGIR module (its TMA ops size the copies;
+    without it they are notes). LlirError (one line) on IR that is not this kernel's."""
     module = read_llir(text)
     check_kernel(module, kernels if kernels is not None else ttgir_functions(report))
     box: dict[str, BaseException] = {}
 
     def work() -> None:
         try:
-            _check_lowering(module, path, report, num_warps)
+            _check_lowering(module, path, report, num_warps, ttgir)
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 
@@ -1360,7 +1379,10 @@ def _note(report: Report, kind: str, message: str, line: int, column: int = 1) -
     report.notes.append(Note(kind, message, line, column))
 
 
-def _check_lowering(module: Module, path: str, report: Report, num_warps: int | None) -> None:
+def _check_lowering(module: Module, path: str, report: Report, num_warps: int | None,
+                    ttgir: Any = None) -> None:  # fmt: skip
+    from alias_spec.plan import hopper
+
     report.llir_path = path
     checked = 0
     sites = frames(report)
@@ -1377,6 +1399,7 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
                   "readable here, thread ids bounded by 1024", fn.line)  # fmt: skip
         try:
             ev = Evaluator(fn, threads)
+            ev.ttgir = ttgir
             found, unread = accesses(fn, ev, defined)
         except RecursionError:
             _note(report, "lowering.unbounded",
@@ -1394,6 +1417,7 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
             continue
         inner = fn.name in called or fn.linkage in ("internal", "private")
         ranges = placements(report, fn.name, inner, sites)
+        ranges = hopper.tmem_slot_range(fn, ranges)
         if ranges is None:
             orphan = inner and fn.name not in sites
             why = " (a callee without a frame in the plan)" if orphan else ""

@@ -46,9 +46,15 @@ class Expect:
 
 
 CLEAN = Expect()
-# Correct kernels the validator leaves partial today, each for a reason it names.
-WGMMA = Expect("partial", "wgmma operand descriptors")  # operands addressed through a descriptor
-TMA = Expect("partial", "cp.async.bulk")  # a TMA copy: its box extent lives in a descriptor
+# Correct kernels the validator leaves partial today, each for a reason it names (``why`` may
+# list alternatives, `` | ``-separated, where releases lower the kernel differently).
+# Floats read out of wgmma.wait_group's pass-through struct, which also carries the operand
+# descriptors, count as values computed from a shared address (taint is not field-sensitive).
+FLOAT_TAINT = Expect("partial", "uses a value computed from a shared address")
+# Flattened persistent loops: some wgmma descriptor fields are not proved constant.
+DESC_LOOP = Expect("partial", "descriptor has fields | uses a value computed from a shared address")
+# A ring slot addressed across tiles whose bound the loop-bound search does not find.
+RING = Expect("partial", "not bounded")
 # 3.9's LLVM computes the two refill slots (k + 2) % 3 as one vector urem; the bound of the
 # extracted lane is not derived.
 VECTOR_UREM = Expect("partial", "not bounded")
@@ -618,19 +624,18 @@ def kernels() -> list[Kernel]:
     out: list[Kernel] = []
     for stages in (2, 3, 4):
         out.append(Kernel(f"matmul_s{stages}", matmul_kernel, mm_sig, big,
-                          {"num_warps": 8, "num_stages": stages}, divisible=mm_div,
-                          expect=WGMMA))  # fmt: skip
+                          {"num_warps": 8, "num_stages": stages}, divisible=mm_div))  # fmt: skip
     for stages in (2, 3, 4):  # two warps: mma.sync from ldmatrix, not wgmma
         out.append(Kernel(f"matmul_mma2_s{stages}", matmul_kernel, mm_sig, small,
                           {"num_warps": 2, "num_stages": stages}, divisible=mm_div))  # fmt: skip
     out.append(Kernel("matmul_small_s3", matmul_kernel, mm_sig, small,
-                      {"num_warps": 4, "num_stages": 3}, divisible=mm_div, expect=WGMMA))  # fmt: skip
+                      {"num_warps": 4, "num_stages": 3}, divisible=mm_div))  # fmt: skip
     desc_sig = {"a_ptr": f16, "b_ptr": f16, "c_ptr": f16, "M": i32, "N": i32, "K": i32,
                 "BM": c, "BN": c, "BK": c}  # fmt: skip
     desc_div = ("a_ptr", "b_ptr", "c_ptr", "M", "N", "K")
     out.append(Kernel("matmul_desc_s3", matmul_desc_kernel, desc_sig,
                       {"BM": 128, "BN": 128, "BK": 64}, {"num_warps": 4, "num_stages": 3},
-                      divisible=desc_div, expect=TMA))  # fmt: skip
+                      divisible=desc_div))  # fmt: skip
     out.append(Kernel("softmax", softmax_kernel,
                       {"out_ptr": f32, "in_ptr": f32, "in_stride": i32, "out_stride": i32,
                        "n_rows": i32, "n_cols": i32, "BLOCK": c, "STAGES": c},
@@ -646,10 +651,10 @@ def kernels() -> list[Kernel]:
     att_div = ("q_ptr", "k_ptr", "v_ptr", "o_ptr", "seq")
     out.append(Kernel("attention_fwd_d64", attention_fwd_kernel, att_sig,
                       {"BM": 128, "BN": 64, "D": 64}, {"num_warps": 8, "num_stages": 3},
-                      divisible=att_div, expect=WGMMA))  # fmt: skip
+                      divisible=att_div, expect=FLOAT_TAINT))  # fmt: skip
     out.append(Kernel("attention_fwd_d128", attention_fwd_kernel, att_sig,
                       {"BM": 64, "BN": 64, "D": 128}, {"num_warps": 4, "num_stages": 2},
-                      divisible=att_div, expect=WGMMA))  # fmt: skip
+                      divisible=att_div, expect=FLOAT_TAINT))  # fmt: skip
     out.append(Kernel("attention_fwd_mma2", attention_fwd_kernel, att_sig,
                       {"BM": 64, "BN": 32, "D": 64}, {"num_warps": 2, "num_stages": 3},
                       divisible=att_div))  # fmt: skip
@@ -666,7 +671,7 @@ def kernels() -> list[Kernel]:
         out.append(Kernel("persistent_matmul" + ("_flat" if flat else ""),
                           persistent_matmul_kernel, pm_sig, dict(big, NUM_SMS=132, FLATTEN=flat),
                           {"num_warps": 8, "num_stages": 3}, divisible=mm_div,
-                          expect=WGMMA))  # fmt: skip
+                          expect=FLOAT_TAINT if flat else CLEAN))  # fmt: skip
     pd_sig = dict(desc_sig, GROUP=c, NUM_SMS=c, FLATTEN=c, WARP_SPECIALIZE=c, SPLIT_EPILOGUE=c)
     for name, flat, ws, split in (("persistent_matmul_desc", True, False, False),
                                   ("persistent_matmul_desc_split", True, False, True),
@@ -675,14 +680,14 @@ def kernels() -> list[Kernel]:
               "WARP_SPECIALIZE": ws, "SPLIT_EPILOGUE": split}  # fmt: skip
         out.append(Kernel(name, persistent_matmul_desc_kernel, pd_sig, cx,
                           {"num_warps": 8, "num_stages": 3}, divisible=desc_div,
-                          expect=TMA))  # fmt: skip
+                          expect=DESC_LOOP if flat else CLEAN))  # fmt: skip
     # Gluon: the kernels above it, then ones in the style of the Gluon tutorials (cp.async
     # pipeline, TMA store, persistent wgmma, warp-specialized wgmma).
     gmm_sig = dict(desc_sig, STAGES=c)
     for stages in (2, 3):
         out.append(Kernel(f"gluon_tma_wgmma_s{stages}", gl_tma_wgmma_matmul, gmm_sig,
                           {"BM": 64, "BN": 128, "BK": 64, "STAGES": stages},
-                          {"num_warps": 4}, gluon=True, family="gluon", expect=TMA))  # fmt: skip
+                          {"num_warps": 4}, gluon=True, family="gluon"))  # fmt: skip
     out.append(Kernel("gluon_warp_specialized", gl_warp_specialized,
                       {"in_ptr": f32, "out_ptr": f32, "n": i32, "BLOCK": c, "SLOTS": c},
                       {"BLOCK": 128, "SLOTS": 3}, {"num_warps": 4},
@@ -700,13 +705,13 @@ def kernels() -> list[Kernel]:
     out.append(Kernel("gluon_tma_store", gl_tma_store,
                       {"x_ptr": f16, "y_ptr": f16, "M": i32, "N": i32, "BM": c, "BN": c,
                        "OUT_BUFS": c}, {"BM": 64, "BN": 64, "OUT_BUFS": 2}, {"num_warps": 4},
-                      gluon=True, family="gluon", expect=TMA))  # fmt: skip
+                      gluon=True, family="gluon"))  # fmt: skip
     out.append(Kernel("gluon_persistent_wgmma", gl_persistent_wgmma, dict(gmm_sig, NUM_SMS=c),
                       {"BM": 64, "BN": 128, "BK": 64, "STAGES": 3, "NUM_SMS": 132},
-                      {"num_warps": 4}, gluon=True, family="gluon", expect=TMA))  # fmt: skip
+                      {"num_warps": 4}, gluon=True, family="gluon", expect=RING))  # fmt: skip
     out.append(Kernel("gluon_ws_matmul", gl_ws_matmul, gmm_sig,
                       {"BM": 64, "BN": 128, "BK": 64, "STAGES": 3}, {"num_warps": 4},
-                      gluon=True, family="gluon", expect=TMA))  # fmt: skip
+                      gluon=True, family="gluon"))  # fmt: skip
     return out
 
 

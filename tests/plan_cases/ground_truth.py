@@ -10,8 +10,8 @@ them clean (the wrong-clean classes of issue 17):
 - (b) ``tma_store_pending``: a buffer whose TMA store (shared to global, asynchronous) is still
   in flight when the allocator gives its bytes to the next buffer: the allocator's liveness ends
   at the copy op, the ``store_wait`` comes after the new buffer is written. Verdict: findings.
-  ``tma_store_waited`` is its control: the store waited for first (correct; partial, since a TMA
-  copy's extent is not read).
+  ``tma_store_waited`` is its control: the store waited for first (correct, and proved clean:
+  the TMA box is read from the copy op).
 - (c) ``asm_shared_store`` (``st.shared`` in inline asm on the constant address
   ``global_smem+16``) and ``asm_generic_store`` (a generic ``st`` through ``cvta.shared`` of
   ``global_smem``, inside the asm): a shared store whose address the LLVM IR does not derive
@@ -266,15 +266,12 @@ CASES: dict[str, Case] = {
              "findings", True, "(a) call frame of a noinline helper with a constexpr argument"),
         Case("tma_store_pending", tma_store_pending, _TMA, "findings", True,
              "(b) a TMA store pending when its bytes go to another buffer"),
-        Case("tma_store_waited", tma_store_waited, _TMA, "partial", False,
-             "control of (b): the store waited for first (TMA extents are notes)"),
+        Case("tma_store_waited", tma_store_waited, _TMA, "clean", False,
+             "control of (b): the store waited for first"),
         Case("asm_shared_store", asm_shared_store, _XO, "partial", True,
              "(c) st.shared in inline asm on a constant address"),
         Case("asm_generic_store", asm_generic_store, _XO, "partial", True,
-             "(c) a generic store to shared memory (cvta.shared) in inline asm",
-             known_wrong="a generic st in inline asm, on an address the asm takes from "
-                         "global_smem through cvta.shared, is not seen as a shared access: "
-                         "the kernel is called clean"),
+             "(c) a generic store to shared memory (cvta.shared) in inline asm"),
         Case("if_branches", if_branches, {"x_ptr": F32, "out_ptr": F32, "flag": "i32"},
              "clean", False, "false alarm: buffers in the two branches of an scf.if"),
         Case("ws_private", ws_private,
