@@ -113,14 +113,14 @@ def test_raise_names_the_kernel() -> None:
     assert message.startswith("alias-spec plan: frame_constexpr[num_warps=4](")
     assert ": findings: " in message and "outside its frame" in message
     assert info.value.result.status == "findings" and hook.results[-1] is info.value.result
-    warm(gt.tma_store_waited, F32, F32, 64)  # partial: raises only in mode strict
+    warm(gt.asm_shared_store, F32, F32)  # partial: raises only in mode strict
     assert hook.results[-1].status == "partial"
 
 
 def test_strict_raises_on_partial() -> None:
     plan.install("strict", stream=io.StringIO())
-    with pytest.raises(plan.PlanFindingsError, match=r"tma_store_waited\[.*: partial: "):
-        warm(gt.tma_store_waited, F32, F32, 64)
+    with pytest.raises(plan.PlanFindingsError, match=r"asm_shared_store\[.*: partial: "):
+        warm(gt.asm_shared_store, F32, F32)
 
 
 def test_uninstall_restores_the_hook_before() -> None:
