@@ -102,7 +102,9 @@ def test_an_unreadable_root_is_one_line_and_exit_2(tmp_path: Path, broken: str) 
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert (
-        len(lines) == 1 and lines[0].startswith("alias-spec: error: ") and "Traceback" not in r.stderr
+        len(lines) == 1
+        and lines[0].startswith("alias-spec: error: ")
+        and "Traceback" not in r.stderr
     )
     assert ("--root" if broken == "no root" else str(root)) in lines[0]
 
