@@ -44,6 +44,9 @@ FULL_ONLY = (
     "tests/test_plan_hook.py::test_pytest_plugin",
     "tests/test_request_diff.py::test_corpus_dev",
     "tests/test_triton_profiles.py::test_theorems_as_declared",
+    # Seconds each; the fast tier judges the plan soundness cases, whose mutants these are.
+    "tests/test_plan_corpus.py::test_mutation_score_is_100_percent",
+    "tests/test_plan_corpus.py::test_cut_mutant_needs_liveness_through_views",
 )
 
 
