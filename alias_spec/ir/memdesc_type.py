@@ -15,8 +15,8 @@ from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.facts import elem_bytes
 
 _OPEN = re.compile(r"!ttg\.memdesc<")
-# The leading dims, the element type and the layout of a memdesc type.
-_MEMDESC = re.compile(r"!ttg\.memdesc<((?:[^,>x]+x)*)([a-zA-Z]\w*)\s*(?:,\s*([^,>]+))?")
+# The leading dims, the element type and the layout of a memdesc type (plan reads it too).
+MEMDESC = re.compile(r"!ttg\.memdesc<((?:[^,>x]+x)*)([a-zA-Z]\w*)\s*(?:,\s*([^,>]+))?")
 _SPACES = ("#ttg.shared_memory", "#ttng.tensor_memory")
 
 
@@ -81,7 +81,7 @@ def dense_bytes(text: str, aliases: dict[str, str], context: str | None = None) 
     element's bytes. None where that is not the allocation's size or is not known: a padded
     layout (adds bytes this reader does not model), tensor memory (named in the type, its
     layout, or ``context``, the statement the type is in), a dynamic dim, an unknown dtype."""
-    m = _MEMDESC.search(text)
+    m = MEMDESC.search(text)
     if not m:
         return None
     dims_text, dtype, layout = m.group(1), m.group(2), (m.group(3) or "").strip()

@@ -27,10 +27,10 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from alias_spec.ir.memdesc_type import MEMDESC, dense_bytes
 from alias_spec.ir.report import Finding, Note
 from alias_spec.ir.ttgir import Function, Module, Op, read_module
 from alias_spec.model.dtypes import DTYPE_BITS
-from alias_spec.model.facts import elem_bytes
 from alias_spec.model.physical import packed_bytes
 from alias_spec.plan.liveness import (
     concurrent_regions,
@@ -43,7 +43,6 @@ from alias_spec.plan.liveness import (
 ALLOC_OPS = {"ttg.local_alloc"}
 AT_LEAST_ONE = "at least its first byte (its size is unknown)"
 CALL_OPS = {"tt.call"}
-_MEMDESC = re.compile(r"!ttg\.memdesc<((?:[^,>x]+x)*)([a-zA-Z]\w*)\s*(?:,\s*([^,>]+))?")
 _DEBUG_BUFFER = re.compile(
     r"^-- buffer (\d+); value: (?:%[\w#:.$-]+(?:, %[\w#:.$-]+)* = )?\"?([\w.]+)"
 )
@@ -124,32 +123,10 @@ class Report:
 # --- the plan ---------------------------------------------------------------------------------
 
 
-def _elem_bytes(dtype: str) -> int | None:
-    bits = DTYPE_BITS.get(dtype)
-    if bits is None:
-        return None
-    return elem_bytes(bits) if bits % 8 == 0 or bits < 8 else None
-
-
 def type_bytes(op: Op, aliases: dict[str, str]) -> int | None:
     """An allocation's size from its memdesc type, where the layout places elements densely
     (a padded layout adds bytes this reader does not model: None)."""
-    m = _MEMDESC.search(op.result_types() or op.text)
-    if not m:
-        return None
-    dims_text, dtype, layout = m.group(1), m.group(2), (m.group(3) or "").strip()
-    layout_text = aliases.get(layout, layout)
-    if "padded" in layout_text or "tensor_memory" in op.text or "#ttng.tensor" in layout_text:
-        return None
-    dims = [d for d in dims_text.split("x") if d]
-    if not all(d.isdigit() for d in dims):
-        return None
-    size = _elem_bytes(dtype)
-    if size is None:
-        return None
-    for d in dims:
-        size *= int(d)
-    return size
+    return dense_bytes(op.result_types() or op.text, aliases, context=op.text)
 
 
 def _debug_blocks(text: str) -> list[tuple[list[tuple[str, int, int, str]], int | None]]:
@@ -192,7 +169,7 @@ def type_min_bytes(op: Op, text: str) -> int | None:
     ctas = _NUM_CTAS.search(text)
     if ctas and int(ctas.group(1)) > 1:
         return None
-    m = _MEMDESC.search(op.result_types() or op.text)
+    m = MEMDESC.search(op.result_types() or op.text)
     if not m or "tensor_memory" in op.text:
         return None
     dims = [d for d in m.group(1).split("x") if d]
@@ -225,7 +202,7 @@ def _signature(name: str, rest: str) -> str:
             symbol = re.sub(r"\\(.)", r"\1", symbol[1:-1])
         return "@" + symbol
     if name in ALLOC_OPS:
-        m = _MEMDESC.search(rest)
+        m = MEMDESC.search(rest)
         return (m.group(1) + m.group(2)).replace(" ", "") if m else ""
     return ""
 
