@@ -42,6 +42,7 @@ FULL_ONLY = (
     "tests/test_cli_usability.py::test_stopping_docs_serve_stops_mkdocs",
     "tests/test_mutation.py::test_every_comparison_flipped_is_caught_in_cpp",
     "tests/test_plan_hook.py::test_pytest_plugin",
+    "tests/test_plan_hook.py::test_installed_plugin_needs_no_dash_p",
     "tests/test_request_diff.py::test_corpus_dev",
     "tests/test_triton_profiles.py::test_theorems_as_declared",
     # Seconds each; the fast tier judges the plan soundness cases, whose mutants these are.

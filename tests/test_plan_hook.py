@@ -278,3 +278,18 @@ def test_run_a_program(tmp_path: Path) -> None:
     out = _run([*hook, str(tmp_path / "absent.py")], tmp_path)
     assert out.returncode == 2
     assert out.stderr == f"python -m alias_spec.plan.hook: no such file: {tmp_path}/absent.py\n"
+
+
+def test_installed_plugin_needs_no_dash_p(tmp_path: Path) -> None:
+    """The package declares the plugin as a pytest11 entry point: switched on by the
+    environment alone, and inert without it."""
+    from importlib.metadata import entry_points
+
+    assert any(ep.value == "alias_spec.plan.hook" for ep in entry_points(group="pytest11"))
+    suite = _suite(tmp_path)
+    bare = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_kernels.py"]
+    out = _run(bare, suite, {"ALIAS_SPEC_PLAN": "raise"})
+    assert out.returncode == 1 and "1 failed, 1 passed" in out.stdout, out.stdout + out.stderr
+    out = _run(bare, suite, {"ALIAS_SPEC_PLAN": "loud"})
+    assert out.returncode == 4 and "Traceback" not in out.stdout + out.stderr, out.stderr
+    assert "ALIAS_SPEC_PLAN='loud' is not one of" in out.stderr

@@ -425,7 +425,9 @@ def pytest_configure(config: Any) -> None:
     if mode is None:
         return
     if mode not in MODES:
-        raise ValueError(f"{ENV_MODE}={mode!r} is not one of {', '.join(MODES)}")
+        import pytest
+
+        raise pytest.UsageError(f"{ENV_MODE}={mode!r} is not one of {', '.join(MODES)}")
     config._alias_spec_plan_hook = install(mode, config.getoption("alias_spec_plan_out"))
 
 
