@@ -195,7 +195,8 @@ def _field(desc: z3.BitVecRef, hi: int, lo: int, prove: Prover | None) -> int | 
     v = z3.simplify(z3.Extract(hi, lo, desc))
     if z3.is_bv_value(v):
         return v.as_long()  # type: ignore[attr-defined]
-    return prove(v) if prove is not None else None
+    # The prover gets the term as built: interval arithmetic reads its zero-extensions.
+    return prove(z3.Extract(hi, lo, desc)) if prove is not None else None
 
 
 def decode_descriptor(desc: z3.BitVecRef, prove: Prover | None = None) -> Descriptor | None:
@@ -335,7 +336,13 @@ def _wgmma(ptx: str, ins: Instruction, ev: Evaluator) -> str | None:
 
 
 def _constant(e: z3.BitVecRef, ev: Evaluator) -> int | None:
-    """The one value ``e`` takes under the function's constraints (proved), else None."""
+    """The one value ``e`` takes under the function's constraints (proved), else None.
+    Interval arithmetic first: a start address advanced by an ``add`` that cannot carry past
+    its field leaves the fields above it constant, which bit-blasting a 64-bit sum is slow to
+    show."""
+    a, b = ev.interval(e)
+    if a == b:
+        return a
     facts = ev.relevant([e])
     s = z3.Solver()
     s.set("timeout", PROOF_TIMEOUT_MS)

@@ -37,7 +37,15 @@ from typing import Any
 
 import z3
 
-from alias_spec.ir.llir import Function, Instruction, LlirError, Module, Operand, read
+from alias_spec.ir.llir import (
+    Function,
+    Instruction,
+    LlirError,
+    Module,
+    Operand,
+    _split_top,
+    read,
+)
 from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.plan import Finding, Note, Report
 
@@ -181,34 +189,147 @@ def back_edges(fn: Function) -> set[tuple[int, int]]:
     return out
 
 
-def find_taint(fn: Function) -> set[int]:
+# A value's taint: absent (none of it carries a shared address), ``None`` (all of it may) or,
+# for an aggregate, the set of its top-level fields that may.
+Taint = frozenset[int] | None
+
+
+def find_taint(fn: Function) -> dict[int, Taint]:
     """Every value computed from ``@global_smem`` (or typed as a shared pointer) by any op,
     modelled or not, except what memory reads and comparisons produce (data, not addresses):
-    a use of one that is not modelled is then a note, never silently passed over."""
-    # A worklist over def-use edges: each instruction is tainted at most once and each use
-    # looked at once per taint of its operand (linear; a sweep to a fixed point is quadratic
-    # on long chains of loop-carried values).
+    a use of one that is not modelled is then a note, never silently passed over.
+
+    Field-sensitive on aggregates: ``insertvalue`` / ``extractvalue`` move taint field by field,
+    and inline asm whose text names no operand (``wgmma.wait_group``: its outputs tied to its
+    inputs, a register fence) passes each tied input's taint to its output alone. A field that
+    cannot be told apart is tainted with the whole value."""
+    # A worklist over def-use edges: a value's taint only grows (at most once per field), and
+    # its users are looked at again each time it does (linear in practice; a sweep to a fixed
+    # point is quadratic on long chains of loop-carried values).
     users: dict[int, list[int]] = {}
     for ins in fn.instructions:
         for o in ins.operands:
             for ref in _value_refs(o):
                 users.setdefault(ref, []).append(ins.index)
-    tainted: set[int] = set()
-    todo = [ins.index for ins in fn.instructions if _seeds(ins, fn)]
-    tainted.update(todo)
+    tainted: dict[int, Taint] = {}
+    todo = list(range(len(fn.instructions)))
     while todo:
-        for u in users.get(todo.pop(), ()):
-            if u not in tainted and _carries(fn.instructions[u]):
-                tainted.add(u)
-                todo.append(u)
+        idx = todo.pop()
+        ins = fn.instructions[idx]
+        got = _transfer(ins, tainted, fn)
+        if got is _CLEAN:
+            continue
+        old = tainted.get(idx, _CLEAN)
+        new = _join(old, got)  # type: ignore[arg-type]
+        if old is not _CLEAN and new == old:
+            continue
+        tainted[idx] = new
+        todo.extend(users.get(idx, ()))
     return tainted
 
 
-def _seeds(ins: Instruction, fn: Function) -> bool:
-    """Tainted by itself: typed as a shared pointer, or given a constant or an argument that
-    is (``@global_smem``, an expression of it, a shared pointer parameter)."""
-    return _shared_type(ins.type) or _carries(ins) and any(_uses(o, set(), fn)
-                                                            for o in ins.operands)  # fmt: skip
+_CLEAN: Any = object()  # no taint (a sentinel: ``None`` is "all of it")
+
+
+def _join(a: Taint | object, b: Taint | object) -> Taint | object:
+    if a is _CLEAN:
+        return b
+    if b is _CLEAN:
+        return a
+    if a is None or b is None:
+        return None
+    return a | b  # type: ignore[operator]
+
+
+def _aggregate(ty: str) -> bool:
+    return ty.strip().startswith(("{", "<{"))
+
+
+def _struct_fields(ty: str) -> list[str] | None:
+    """A struct type's top-level field types (None: not a struct this reader splits)."""
+    ty = ty.strip()
+    if ty.startswith("<{") and ty.endswith("}>"):
+        ty = ty[1:-1]
+    if not (ty.startswith("{") and ty.endswith("}")):
+        return None
+    return _split_top(ty[1:-1])
+
+
+def _typed_taint(ty: str) -> Taint | object:
+    """Taint a value has by its type alone: a shared pointer, or an aggregate holding some
+    (those fields; nested ones taint their whole top-level field)."""
+    if not _shared_type(ty) and "ptr addrspace(3)" not in ty:
+        return _CLEAN
+    fields = _struct_fields(ty)
+    if fields is None:
+        return None
+    return frozenset(i for i, f in enumerate(fields) if "ptr addrspace(3)" in f) or None
+
+
+def _operand_taint(op: Operand, tainted: dict[int, Taint], fn: Function) -> Taint | object:
+    if op.kind == "value":
+        return tainted.get(op.ref, _CLEAN)
+    return None if _uses(op, set(), fn) else _CLEAN
+
+
+_NAMES_OPERAND = re.compile(r"\$(?:\d|\{)")
+_TIED = re.compile(r"^\d+$")
+
+
+def asm_pass_through(ins: Instruction) -> dict[int, int] | None:
+    """Output index -> the input index it carries unchanged, for inline asm whose text
+    (comments aside) names no operand: it cannot read its inputs or write its outputs, so
+    an output tied to an input (constraint ``"k"``) leaves the asm holding that input's value,
+    and an untied one holds nothing computed from them. None for any other asm (its outputs
+    are then computed from all its inputs) or one writing memory (an ``=*m`` output)."""
+    c = ins.callee
+    if c is None or c.kind != "asm":
+        return None
+    if _NAMES_OPERAND.search(re.sub(r"//[^\n]*", "", c.text)):
+        return None
+    parts = [x.strip() for x in c.constraints.split(",")]
+    outs = [x for x in parts if x.startswith("=")]
+    if any("*" in x for x in outs) or any(x.startswith("*") for x in parts):
+        return None
+    ins_cons = [x for x in parts if not x.startswith(("=", "~"))]
+    tied: dict[int, int] = {}
+    for i, x in enumerate(ins_cons):
+        if _TIED.match(x) and int(x) < len(outs):
+            tied[int(x)] = i
+    return tied
+
+
+def _transfer(ins: Instruction, tainted: dict[int, Taint], fn: Function) -> Taint | object:
+    """The taint of the instruction's result from its operands' (monotone in them)."""
+    out = _typed_taint(ins.type)
+    ops = [_operand_taint(o, tainted, fn) for o in ins.operands]
+    if ins.opcode == "insertvalue" and len(ops) == 2 and ins.indices:
+        agg, part, first = ops[0], ops[1], ins.indices[0]
+        if isinstance(agg, frozenset) and len(ins.indices) == 1:
+            agg = agg - {first} or _CLEAN  # the field is overwritten
+        if part is not _CLEAN:
+            agg = _join(agg, frozenset({first}))
+        return _join(out, agg)
+    if ins.opcode == "extractvalue" and ops and ins.indices:
+        agg = ops[0]
+        hit = agg is None or (isinstance(agg, frozenset) and ins.indices[0] in agg)
+        return _join(out, None) if hit else out
+    if ins.opcode == "call" and ins.callee is not None and ins.callee.kind == "asm":
+        tied = asm_pass_through(ins)
+        if tied is not None:
+            got: Taint | object = _CLEAN
+            for o, i in tied.items():
+                if i < len(ops) and ops[i] is not _CLEAN:
+                    got = _join(got, frozenset({o}) if _aggregate(ins.type) else None)
+            return _join(out, got)
+    if _aggregate(ins.type) and ins.opcode in ("phi", "freeze", "select"):
+        # Merges of aggregates merge their fields (a select's condition is data).
+        for t in ops[1:] if ins.opcode == "select" else ops:
+            out = _join(out, t)
+        return out
+    if _carries(ins) and any(t is not _CLEAN for t in ops):
+        return None
+    return out
 
 
 def _value_refs(op: Operand) -> list[int]:
@@ -368,9 +489,19 @@ class Evaluator:
         if k == z3.Z3_OP_EXTRACT:
             hi_bit, lo_bit = e.params()
             a, b = iv(kids[0])
-            if lo_bit == 0 and b < 1 << (hi_bit + 1):
-                return (a, b)
+            if a >> (hi_bit + 1) == b >> (hi_bit + 1):
+                # The bits above the field do not vary: x mod 2^(hi+1) is monotone on [a, b].
+                low = (1 << (hi_bit + 1)) - 1
+                return ((a & low) >> lo_bit, (b & low) >> lo_bit)
             return full
+        if k == z3.Z3_OP_CONCAT:
+            out = (0, 0)
+            for x in kids:  # high part first: each part shifts what came before
+                (a, b), n = iv(x), x.size()  # type: ignore[attr-defined]
+                lo0, hi0 = out
+                out = ((lo0 << n) + (a if lo0 == hi0 else 0),
+                       (hi0 << n) + (b if lo0 == hi0 else (1 << n) - 1))  # fmt: skip
+            return out
         return full
 
     # --- solvers --------------------------------------------------------------------------------
@@ -849,6 +980,16 @@ class Evaluator:
             return got if got is not None else self._opaque(width, "x")
         if op == "call" and ins.callee is not None and ins.callee.kind == "function":
             return self._intrinsic(ins.callee.name, ops, width)
+        tied = asm_pass_through(ins) if op == "call" else None
+        if tied is not None:
+            # A register fence: each tied output is its input's value; the others unknown.
+            if not _aggregate(ins.type):
+                i = tied.get(0)
+                return self.operand(ops[i]) if i is not None and i < len(ops) else (
+                    self._opaque(width, "x"))  # fmt: skip
+            out = self._opaque(WIDTH, "agg")
+            out.fields = {o: self.operand(ops[i]) for o, i in tied.items() if i < len(ops)}
+            return out
         return self._opaque(width, "x")
 
     def _intrinsic(self, callee: str, args: list[Operand], width: int) -> Value:
@@ -1465,6 +1606,24 @@ def _judge_all(fn: Function, found: list[Access], lo: int, hi: int, where: str, 
         ))  # fmt: skip
 
 
+def _query(facts: list[z3.BoolRef], ev: Evaluator) -> Any:
+    """Whether ``facts`` can hold, over the constraints that bear on them (unsat there is
+    unsat with all); when they can, the bounds of the loop-carried values they depend on are
+    searched once and the question asked again."""
+    r = z3.unknown
+    for attempt in range(2):
+        s = z3.Solver()
+        s.set("timeout", QUERY_TIMEOUT_MS)
+        s.add(*ev.relevant(facts), *facts)
+        r = s.check()
+        if r == z3.unsat:
+            return r
+        if attempt == 0 and r == z3.sat and ev.bound(facts):
+            continue
+        break
+    return r
+
+
 def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str | None:
     """None when the access provably lies in [lo, hi); a witness when it provably can leave it
     (over modelled values only); "unbounded" or "timeout" when that cannot be decided."""
@@ -1475,20 +1634,15 @@ def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str
         return None  # proved by interval arithmetic alone
     a = z3.ZeroExt(64 - acc.addr.expr.size(), acc.addr.expr)
     inside = z3.And(a >= lo, a + acc.size <= hi)
-    facts = [z3.Not(inside)] + ([acc.cond] if acc.cond is not None else [])
+    facts = [z3.Not(inside)]
+    # First without the access's guard: most accesses are in range on every thread, and a
+    # guard drags in the constraints of its own values (a proof without it holds with it).
+    tries = [facts] if acc.cond is None else [facts, facts + [acc.cond]]
     r = z3.unknown
-    for attempt in range(2):
-        # Over the constraints that bear on the access only: unsat there is unsat with all.
-        s = z3.Solver()
-        s.set("timeout", QUERY_TIMEOUT_MS)
-        s.add(*ev.relevant(facts), *facts)
-        r = s.check()
+    for facts in tries:
+        r = _query(facts, ev)
         if r == z3.unsat:
             return None
-        # Not proved: search the bounds of the loop-carried values it depends on, once.
-        if attempt == 0 and r == z3.sat and ev.bound(facts):
-            continue
-        break
     if r == z3.unknown:
         return "timeout"
     if r != z3.sat or acc.addr.opaque:

@@ -48,11 +48,9 @@ class Expect:
 CLEAN = Expect()
 # Correct kernels the validator leaves partial today, each for a reason it names (``why`` may
 # list alternatives, `` | ``-separated, where releases lower the kernel differently).
-# Floats read out of wgmma.wait_group's pass-through struct, which also carries the operand
-# descriptors, count as values computed from a shared address (taint is not field-sensitive).
-FLOAT_TAINT = Expect("partial", "uses a value computed from a shared address")
-# Flattened persistent loops: some wgmma descriptor fields are not proved constant.
-DESC_LOOP = Expect("partial", "descriptor has fields | uses a value computed from a shared address")
+# 3.8's flattened persistent matmul: one wgmma operand's start is left to the solver, which
+# runs out of time on it (2-core machine, 17 s); every other release's is decided.
+SOLVER_TIME = Expect("partial", "ran out of time")
 # A ring slot addressed across tiles whose bound the loop-bound search does not find.
 RING = Expect("partial", "not bounded")
 # 3.9's LLVM computes the two refill slots (k + 2) % 3 as one vector urem; the bound of the
@@ -651,10 +649,10 @@ def kernels() -> list[Kernel]:
     att_div = ("q_ptr", "k_ptr", "v_ptr", "o_ptr", "seq")
     out.append(Kernel("attention_fwd_d64", attention_fwd_kernel, att_sig,
                       {"BM": 128, "BN": 64, "D": 64}, {"num_warps": 8, "num_stages": 3},
-                      divisible=att_div, expect=FLOAT_TAINT))  # fmt: skip
+                      divisible=att_div))  # fmt: skip
     out.append(Kernel("attention_fwd_d128", attention_fwd_kernel, att_sig,
                       {"BM": 64, "BN": 64, "D": 128}, {"num_warps": 4, "num_stages": 2},
-                      divisible=att_div, expect=FLOAT_TAINT))  # fmt: skip
+                      divisible=att_div))  # fmt: skip
     out.append(Kernel("attention_fwd_mma2", attention_fwd_kernel, att_sig,
                       {"BM": 64, "BN": 32, "D": 64}, {"num_warps": 2, "num_stages": 3},
                       divisible=att_div))  # fmt: skip
@@ -671,7 +669,7 @@ def kernels() -> list[Kernel]:
         out.append(Kernel("persistent_matmul" + ("_flat" if flat else ""),
                           persistent_matmul_kernel, pm_sig, dict(big, NUM_SMS=132, FLATTEN=flat),
                           {"num_warps": 8, "num_stages": 3}, divisible=mm_div,
-                          expect=FLOAT_TAINT if flat else CLEAN))  # fmt: skip
+                          expect_on={"3.8": SOLVER_TIME} if flat else {}))  # fmt: skip
     pd_sig = dict(desc_sig, GROUP=c, NUM_SMS=c, FLATTEN=c, WARP_SPECIALIZE=c, SPLIT_EPILOGUE=c)
     for name, flat, ws, split in (("persistent_matmul_desc", True, False, False),
                                   ("persistent_matmul_desc_split", True, False, True),
@@ -680,7 +678,7 @@ def kernels() -> list[Kernel]:
               "WARP_SPECIALIZE": ws, "SPLIT_EPILOGUE": split}  # fmt: skip
         out.append(Kernel(name, persistent_matmul_desc_kernel, pd_sig, cx,
                           {"num_warps": 8, "num_stages": 3}, divisible=desc_div,
-                          expect=DESC_LOOP if flat else CLEAN))  # fmt: skip
+                          ))  # fmt: skip
     # Gluon: the kernels above it, then ones in the style of the Gluon tutorials (cp.async
     # pipeline, TMA store, persistent wgmma, warp-specialized wgmma).
     gmm_sig = dict(desc_sig, STAGES=c)
