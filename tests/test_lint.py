@@ -450,7 +450,7 @@ def test_garbled_layout_in_a_real_dump_is_a_notice(good: str, bad: str, tmp_path
     path = tmp_path / name
     path.write_text(broken)
     code, out, err = _run([str(path), "safe", "text"])
-    assert (code, err) == (0, "")
+    assert (code, err) == (3, "")  # not judged: never 0
     assert re.search(r": note: .*\[lint\.(unread|untraced)\]", out), out
 
 
@@ -593,7 +593,7 @@ def test_notices_reach_every_format() -> None:
     assert [n["kind"] for n in data["notices"]] == ["lint.untraced", "lint.untraced"]
     assert data["notes"] == [str(n) for n in report.notices]
     code, out, _ = _run([str(CASES / "loop_two_allocs.mlir"), "safe", "text"])
-    assert code == 0  # notices are not findings
+    assert code == 3  # notices are not findings, but what they name was not judged
     assert len(re.findall(r"loop_two_allocs\.mlir:\d+:\d+: note: .*\[lint\.untraced\]", out)) == 2
     assert out.splitlines()[-1].endswith("(profile safe), 2 notes")
 

@@ -7,7 +7,10 @@ the regions an op owns (so that loops, branches and warp-specialize partitions a
 and the module's ``ttg.shared``, each op's kernel source location and the callee of a call.
 
 A statement may span lines (MLIR does not care where lines break): it goes on while a bracket
-other than a region's brace is open or its line ends with ``:``, ``->``, ``,`` or ``=``. Each
+other than a region's brace is open or its line ends with ``:``, ``->``, ``,`` or ``=``. A
+line may also hold several statements, since MLIR has no separator between ops (newlines are
+whitespace): a new op begins where the syntax says so (``_op_starts``), and a region written on
+one line has its ops read as statements of their own. Each
 statement is split into MLIR tokens first, so strings, comments, symbols and literals mean
 what they mean to MLIR: a ``//`` or a brace inside a string is text, a comment is not read,
 ``@"quoted names"`` and ``@bare`` ones are the same kind of symbol (escapes decoded), integers
@@ -55,6 +58,7 @@ _PARTITION = re.compile(r"partition\d+$")
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _LOC_REF = re.compile(r"#loc\d*[\w.$-]*")
 _GENERIC_NAME = re.compile(r"[a-z_]\w*\.[\w.]+")
+_KEY = re.compile(r"[A-Za-z_][\w$.-]*")  # a quoted attribute name kept as written
 
 # One MLIR token. Kinds: str (a string literal, its value decoded), sym (@name, decoded),
 # ssa (%name, with #N kept), label (^name), hash (#name), bang (!name), id (a bare
@@ -195,14 +199,17 @@ def _without_locs(toks: list[Tok]) -> list[Tok]:
 
 
 def _blanked(line: str, toks: list[Tok]) -> str:
-    """The line with string literals and quoted symbols emptied (a generic op name is kept)
-    and the comment cut: text for the regular expressions of later passes, which then never
-    read what sits inside a string."""
+    """The line with string literals and quoted symbols emptied (a generic op name and a
+    quoted attribute name such as ``"offset_bytes" =``, which names the same attribute as the
+    bare one, are kept) and the comment cut: text for the regular expressions of later passes,
+    which then never read what sits inside a string."""
     out: list[str] = []
     k = 0
-    for t in toks:
+    for i, t in enumerate(toks):
         out.append(line[k : t.start])
-        if t.kind == "str" and not _GENERIC_NAME.fullmatch(str(t.value)):
+        key = (t.kind == "str" and i + 1 < len(toks) and toks[i + 1].text == "="
+               and _KEY.fullmatch(str(t.value)))  # fmt: skip
+        if t.kind == "str" and not _GENERIC_NAME.fullmatch(str(t.value)) and not key:
             out.append('"' + " " * (len(t.text) - 2) + '"')
         elif t.kind == "sym" and t.text.startswith('@"'):
             out.append('@"' + " " * (len(t.text) - 3) + '"')
@@ -615,12 +622,16 @@ def _statements(text: str):
             raise TtgirError(f"line {line_no}: {exc}") from None
         if not toks:
             continue
-        if toks[0].text == "}" or toks[0].kind in ("label", "hash"):
+        if toks[0].kind == "hash":
             yield line_no, raw, toks
+            continue
+        if toks[0].text == "}" or toks[0].kind == "label":
+            yield from _split(raw, toks, [(0, line_no, 0)])
             continue
         depth = _open_depth(toks, 0)
         parts = [raw]
         size = len(raw)
+        starts = [(0, line_no, 0)]  # (offset in the joined text, line, its stripped lead)
         while k < len(lines) and (
             (depth > 0 and toks[-1].text != "{") or toks[-1].text in _CONTINUES
         ):
@@ -636,11 +647,106 @@ def _statements(text: str):
                 continue
             lead = more[0].start
             shift = size + 1 - lead
+            starts.append((size + 1, k, lead))
             toks += [Tok(t.kind, t.text, t.start + shift, t.end + shift, t.value) for t in more]
             parts.append(piece[lead:])
             size += 1 + len(piece) - lead
             depth = _open_depth(more, depth)
-        yield line_no, " ".join(parts), toks
+        yield from _split(" ".join(parts), toks, starts)
+
+
+def _split(text: str, toks: list[Tok], starts: list[tuple[int, int, int]]):
+    """The statement as MLIR reads it: one or more ops (and the braces of regions written on
+    the line), each as (line, text, tokens) with its tokens at their columns in that text."""
+    cuts = [0, *_op_starts(toks), len(toks)]
+    if len(cuts) == 2:
+        yield starts[0][1], text, toks
+        return
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        if a >= b:
+            continue
+        first = toks[a].start
+        offset, line_no, lead = next(s for s in reversed(starts) if s[0] <= first)
+        column = first - offset + lead
+        delta = column - first
+        piece = " " * column + text[first : toks[b - 1].end]
+        yield line_no, piece, [Tok(t.kind, t.text, t.start + delta, t.end + delta, t.value)
+                               for t in toks[a:b]]  # fmt: skip
+
+
+def _op_starts(toks: list[Tok]) -> list[int]:
+    """Where further statements begin in one statement's tokens. MLIR has no separator between
+    ops: newlines are whitespace, and an op ends where its syntax does, so ``%a = op1 ...
+    %b = op2 ...`` on one line is two ops. A new op begins, at the level of its region (not
+    inside brackets or an attribute dictionary), at results followed by ``=`` and an op name,
+    at an op name of a result-less op, at a quoted generic op name followed by ``(``, or at a
+    block label's definition; a ``{`` followed by one of these opens a region written on the
+    line (its ops are statements of their own) and its ``}`` closes it."""
+    cuts: list[int] = []
+    stack: list[str] = []  # open brackets; "r" for a region's brace
+    for i, t in enumerate(toks):
+        if t.kind == "punct" and t.text in "([{<":
+            region = t.text == "{" and _op_begins(toks, i + 1, True)
+            stack.append("r" if region else t.text)
+            if region:
+                cuts.append(i + 1)
+            continue
+        if t.kind == "punct" and t.text in ")]}>":
+            if not stack and t.text == "}" and i > 0:
+                cuts.append(i)  # closes a region opened on an earlier line
+            elif stack and stack.pop() == "r":
+                cuts.append(i)
+            continue
+        if i > 0 and (not stack or stack[-1] == "r") and (not cuts or cuts[-1] != i):
+            if _op_begins(toks, i, False):
+                cuts.append(i)
+    return sorted(set(c for c in cuts if 0 < c < len(toks)))
+
+
+def _op_begins(toks: list[Tok], i: int, first: bool) -> bool:
+    """An op or block label begins at ``toks[i]`` (``first``: right after a ``{``; elsewhere
+    the token before must end the previous op, not lead into this one)."""
+    if i >= len(toks):
+        return False
+    t = toks[i]
+    prev = toks[i - 1].text if i > 0 and not first else None
+    if prev in (",", "="):
+        return False  # inside a result list or an assignment
+    if t.kind == "ssa":
+        # ``%a, %b:2 = name``, scanned in place: each list is walked once, from its head.
+        j = i
+        while j < len(toks) and toks[j].kind == "ssa":
+            j += 1
+            if j + 1 < len(toks) and toks[j].text == ":" and toks[j + 1].kind == "int":
+                j += 2
+            if j < len(toks) and toks[j].text == ",":
+                j += 1
+                continue
+            break
+        return j + 1 < len(toks) and toks[j].text == "=" and _op_name(toks[j + 1]) is not None
+    if t.kind == "id" and "." in t.text:
+        if prev in (":", "->"):
+            return False  # a type
+        nxt = toks[i + 1].text if i + 1 < len(toks) else None
+        return nxt not in ("=", ",", "}")  # not an attribute's name
+    if t.kind == "str" and _GENERIC_NAME.fullmatch(str(t.value)):
+        return i + 1 < len(toks) and toks[i + 1].text == "("
+    if t.kind == "label":
+        return _label_def(toks, i)
+    return False
+
+
+def _label_def(toks: list[Tok], i: int) -> bool:
+    """``^bb:`` or ``^bb(%a: t):``: a label's definition, not a branch target."""
+    j = i + 1
+    if j < len(toks) and toks[j].text == "(":
+        depth = 0
+        while j < len(toks):
+            depth += (toks[j].text == "(") - (toks[j].text == ")")
+            j += 1
+            if depth == 0:
+                break
+    return j < len(toks) and toks[j].text == ":"
 
 
 def _open_depth(toks: list[Tok], depth: int) -> int:

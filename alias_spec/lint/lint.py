@@ -10,7 +10,8 @@ judged by where it lands: its byte offset accumulated back to its allocation. Ea
 rule is a finding at the op's line and column, with the rule, the values that broke it, a fix,
 and the kernel source line when the dump carries locations. What lint cannot judge (a source it
 cannot trace, a layout or memory the spec does not model) is a notice naming the reason and the
-rules left unjudged. Exit status: 0 no findings, 1 findings, 2 unreadable input.
+rules left unjudged. Exit status, as ``alias-spec check``'s: 0 every view judged and no finding,
+1 findings, 2 unreadable input, 3 no finding but some view or rule not judged (a notice).
 """
 
 from __future__ import annotations
@@ -703,9 +704,17 @@ def lint_text(text: str, path: str, profile: str) -> Report:
     return lint_module(read_module(text), path, profile)
 
 
+def exit_status(report: Report) -> int:
+    """1 findings; else 3 when anything was not judged (every notice names something lint
+    could not judge, as check's "partial"); else 0: clean only when everything was judged."""
+    if report.findings:
+        return 1
+    return 3 if report.notices else 0
+
+
 def main(path: str, profile: str, fmt: str) -> int:
-    """Lint one dump; 0 clean, 1 findings, 2 unreadable input: one line on stderr in the
-    command line's style, ``alias-spec: error: WHERE: problem`` (WHERE is the file, ``input``
+    """Lint one dump; exit status as ``exit_status`` (2 unreadable input: one line on stderr in the
+    command line's style, ``alias-spec: error: WHERE: problem``; WHERE is the file, ``input``
     for stdin, or the option at fault)."""
     name = "input" if path == "-" else path
     if profile not in PROFILES:
@@ -733,7 +742,7 @@ def main(path: str, profile: str, fmt: str) -> int:
         print(json.dumps(to_sarif(report), indent=2))
     else:
         print(to_text(report))
-    return 1 if report.findings else 0
+    return exit_status(report)
 
 
 def _error(text: str) -> None:

@@ -163,12 +163,10 @@ def shown(name: str) -> str:
     return name.split("@", 1)[0]
 
 
-# Attribute values as raw tokens, read by parse_int afterwards (so that a literal the reader
-# does not expect is reported, never half-read: "0x10" is not "0").
-_OFFSET_BYTES = re.compile(r"\boffset_bytes\s*=\s*([^\s,:}>]+)(?:\s*:\s*([\w.]+))?")
-_ARRAY = {key: re.compile(rf"\b{key}\s*=\s*array<\s*([\w.]+)\s*(?::([^<>=]*))?>")
-          for key in ("offsets", "order")}  # fmt: skip
+# The pretty form's subslice offsets, ``%src[0, 32]``.
 _BRACKET_OFFSETS = re.compile(r"%[\w.$-]+(?:#\d+)?\s*\[([^\]%]*)\]")
+# The attributes lint reads: an integer, and two dense arrays (``array<i32: 0, 32>``).
+_READ_KEYS = ("offset_bytes", "offsets", "order")
 
 
 def _int_list(text: str, type_name: str | None, what: str) -> list[int]:
@@ -179,20 +177,99 @@ def _int_list(text: str, type_name: str | None, what: str) -> list[int]:
         raise LiteralError(f"{what}: {exc}") from None
 
 
+def op_attributes(rest: str) -> dict[str, list[list[ttgir.Tok]]]:
+    """The op's own attribute entries (``rest``: its text after the op's name): name -> the
+    value tokens of each entry so named. An entry is ``name = value`` directly inside the op's
+    attribute dictionary (``{...}`` at the op's level: ``attributes {...}``, a custom form's
+    ``{...}``) or its properties (``<{...}>``), its name compared whole, as MLIR's dictionary
+    does: ``tle.offset_bytes`` is not ``offset_bytes``, and a dictionary nested in a value or a
+    type (a layout's ``{order = ...}``) is not the op's."""
+    try:
+        toks = ttgir.lex(rest)
+    except ttgir.TtgirError:
+        return {}
+    out: dict[str, list[list[ttgir.Tok]]] = {}
+    stack: list[str] = []  # open brackets; "{op" is the op's own dictionary
+    key: str | None = None
+    value: list[ttgir.Tok] = []
+    for i, t in enumerate(toks):
+        top = stack[-1] if stack else None
+        if t.kind == "punct" and t.text in "([{<":
+            own = t.text == "{" and (not stack or (stack == ["<"] and toks[i - 1].text == "<"))
+            stack.append("{op" if own else t.text)
+            if key is not None:
+                value.append(t)
+            continue
+        if t.kind == "punct" and t.text in ")]}>" and stack:
+            closed = stack.pop()
+            if closed == "{op":
+                if key is not None:
+                    out.setdefault(key, []).append(value)
+                key, value = None, []
+            elif key is not None:
+                value.append(t)
+            continue
+        if top != "{op":
+            if key is not None:
+                value.append(t)
+            continue
+        # Directly inside the op's dictionary: ``name = value`` entries separated by commas.
+        if t.text == ",":
+            if key is not None:
+                out.setdefault(key, []).append(value)
+            key, value = None, []
+        elif (
+            key is None
+            and t.kind in ("id", "str")
+            and i + 1 < len(toks)
+            and (toks[i + 1].text == "=")
+        ):
+            key = t.text if t.kind == "id" else str(t.value)
+        elif key is not None and not (t.text == "=" and not value):
+            value.append(t)
+    return out
+
+
+def _split_type(value: list[ttgir.Tok]) -> tuple[str, str | None]:
+    """An integer attribute's value as (literal, type): ``-4 : i32`` -> ("-4", "i32")."""
+    cut = next((i for i, t in enumerate(value) if t.text == ":"), len(value))
+    literal = " ".join(t.text for t in value[:cut]).replace("- ", "-")
+    kind = " ".join(t.text for t in value[cut + 1 :]) if cut < len(value) else None
+    return literal, kind
+
+
+def _dense_array(value: list[ttgir.Tok], key: str) -> list[int]:
+    """``array<i32: 0, 32>`` (or ``array<i32>``, empty) as its integers."""
+    texts = [t.text for t in value]
+    if len(texts) < 4 or texts[:2] != ["array", "<"] or texts[-1] != ">":
+        raise LiteralError(f"{key} is not a dense integer array (array<iN: ...>)")
+    inner = value[2:-1]
+    kind = inner[0].text
+    items = " ".join(t.text for t in inner[2:]).replace("- ", "-") if len(inner) > 1 else ""
+    if len(inner) > 1 and inner[1].text != ":":
+        raise LiteralError(f"{key} is not a dense integer array (array<iN: ...>)")
+    return _int_list(items, kind, key)
+
+
 def _attrs(op: str, rest: str) -> dict[str, Any]:
     """Offsets and offset_bytes of one statement (pretty or generic form; ``rest`` is its text
-    after the op's name). A value that cannot be read is kept as ``attrs["unread"]``, the
-    reason."""
+    after the op's name). A value that cannot be read, or an attribute given twice (MLIR
+    rejects a dictionary with a duplicate name), is kept as ``attrs["unread"]``, the reason."""
     head = rest.split(" : ", 1)[0]
+    entries = op_attributes(rest)
     attrs: dict[str, Any] = {}
     try:
-        m = _OFFSET_BYTES.search(rest)
-        if m:
-            attrs["offset_bytes"] = parse_int(m.group(1), m.group(2))
-        for key, pattern in _ARRAY.items():
-            m = pattern.search(rest)
-            if m:
-                attrs[key] = _int_list(m.group(2) or "", m.group(1), key)
+        for key in _READ_KEYS:
+            got = entries.get(key, [])
+            if len(got) > 1:
+                raise LiteralError(f"attribute {key} is given {len(got)} times")
+            if not got:
+                continue
+            if key == "offset_bytes":
+                literal, kind = _split_type(got[0])
+                attrs[key] = parse_int(literal, kind)
+            else:
+                attrs[key] = _dense_array(got[0], key)
         if op == "ttg.memdesc_subslice" and "offsets" not in attrs:
             m = _BRACKET_OFFSETS.search(head)
             if m:
@@ -201,6 +278,11 @@ def _attrs(op: str, rest: str) -> dict[str, Any]:
         attrs["unread"] = str(exc)
     if op == "ttg.memdesc_subslice" and "offsets" not in attrs and "unread" not in attrs:
         attrs["unread"] = "no offsets found"
+    if op == "tle.memdesc_alias" and "offset_bytes" not in attrs and "unread" not in attrs:
+        # The op's offset is its own; never a guess (an attribute of another name is not it).
+        others = sorted(k for k in entries if k.endswith("offset_bytes"))
+        also = f" ({', '.join(others)} is another attribute)" if others else ""
+        attrs["unread"] = f"no offset_bytes attribute{also}"
     return attrs
 
 
