@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from math import prod
 
 from alias_spec.model.errors import RequestError
-from alias_spec.model.facts import INT64_MAX
+from alias_spec.model.facts import INT64_MAX, elem_bytes
 
 LEVELS = 3
 # Alignment (bytes) Triton gives a shared-memory allocation whose layout asks for no more.
@@ -27,6 +27,24 @@ def packed_bytes(bits: int, count: int) -> int:
     bit packed. A lower bound on a footprint, never a footprint (a layout gives an element at
     least ``elem_bytes`` bytes)."""
     return (bits * count + 7) // 8
+
+
+def padded_elems(count: int, padding: Sequence[tuple[int, int]] = ()) -> int:
+    """Element slots a padded shared layout spans for ``count`` elements: for each ``(interval,
+    pad)`` pair, ``pad`` unused slots after every ``interval`` elements, none after the last
+    element (the span ends at the last element's slot). Without padding: ``count``. Equal to
+    what Triton 3.6 and 3.9 reserve, measured per layout kind (tests/reuse_sizes)."""
+    if count <= 0:
+        return 0
+    return count + sum((count - 1) // interval * pad for interval, pad in padding)
+
+
+def allocation_bytes(bits: int, count: int, padding: Sequence[tuple[int, int]] = ()) -> int:
+    """The physical footprint of a shared buffer of ``count`` elements of ``bits`` bits: the
+    bytes Triton's allocator reserves for it. Swizzled, NVMMA and linear layouts place elements
+    densely (``padding`` empty); a padded layout adds its padding slots. The one size the reuse
+    planner places buffers by and the frontend's alias rules bound a padded view by."""
+    return padded_elems(count, padding) * elem_bytes(bits)
 
 
 def swizzle_repeat(swizzle_bytes: int) -> int:

@@ -12,7 +12,13 @@ placement is ``alias_spec.semantics.reuse``.
 A placement is right when every buffer starts on its alignment (16 bytes, the element width,
 the NVMMA swizzle repeat: what the alias rules ``alias.address.aligned`` and
 ``alias.base.aligned`` and the 3.6 lowering's ``base.align16`` ask of a view's start), lies
-inside the allocation, and no two conflicting buffers share a byte.
+inside the allocation, and no two conflicting buffers share a byte. A buffer's bytes are its
+physical footprint (``physical.allocation_bytes``: a padded layout's padding included), the
+bytes Triton itself reserves for it, not its logical shape times its element bytes.
+
+Every input is bounded (``MAX_BUFFERS``, ``MAX_PHASES``, ``MAX_USES``, ``MAX_PADDINGS``), and
+nothing here is quadratic in the phases: the conflicts come from one bit set of phases per
+buffer, the lower bound from one pass over the uses.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from alias_spec.model.facts import elem_bytes
 from alias_spec.model.layouts import NVMMA_SWIZZLES
 from alias_spec.model.physical import (
     DEFAULT_ALIGNMENT,
+    allocation_bytes,
     base_alignment,
     swizzle_repeat,
 )
@@ -38,6 +45,11 @@ SMEM_PER_BLOCK = 227 * 1024
 # Bounds that keep planning a bounded search.
 MAX_BUFFERS = 256
 MAX_DEPTH = 16
+MAX_PHASES = 1 << 16
+MAX_USES = 1 << 20  # (buffer, phase) pairs in all, as written
+MAX_PADDINGS = 8  # (interval, padding) pairs of one padded layout
+# Phases an error line names at most.
+SHOWN_PHASES = 8
 
 
 class ReuseError(RequestError):
@@ -47,16 +59,24 @@ class ReuseError(RequestError):
 @dataclass(frozen=True)
 class Buffer:
     """One buffer to place: ``bits`` per element, ``swizzle`` the NVMMA swizzle width in bytes
-    of its layout (0 for none)."""
+    of its layout (0 for none), ``padding`` a padded layout's (interval, padding) pairs in
+    elements (empty for any other layout)."""
 
     name: str
     shape: tuple[int, ...]
     bits: int
     swizzle: int = 0
     alignment: int = DEFAULT_ALIGNMENT  # what the layout itself states (a linear layout may)
+    padding: tuple[tuple[int, int], ...] = ()
 
     @property
     def size(self) -> int:
+        """The bytes the buffer occupies: its physical footprint, padding included."""
+        return allocation_bytes(self.bits, prod(self.shape), self.padding)
+
+    @property
+    def logical_size(self) -> int:
+        """Its logical shape's bytes (smaller than ``size`` under a padded layout)."""
         return prod(self.shape) * elem_bytes(self.bits)
 
     @property
@@ -115,8 +135,38 @@ def _int(value: Any, fld: str, low: int) -> int:
     return value
 
 
+def _pow2(value: Any, fld: str, what: str) -> int:
+    n = _int(value, fld, 1)
+    if n & (n - 1):
+        raise ReuseError(fld, f"a padded layout's {what} must be a power of 2, got {n}")
+    return n
+
+
+def _padding(value: Any, fld: str) -> tuple[tuple[int, int], ...]:
+    """A padded layout's (interval, padding) pairs, as Triton accepts them: powers of 2, each
+    interval once."""
+    if not isinstance(value, (list, tuple)) or len(value) > MAX_PADDINGS:
+        raise ReuseError(fld, f"padding must be a list of at most {MAX_PADDINGS} pairs")
+    out: list[tuple[int, int]] = []
+    for pair in value:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ReuseError(fld, f"a padding entry is an (interval, padding) pair, got "
+                                  f"{shown(pair)}")  # fmt: skip
+        interval, pad = _pow2(pair[0], fld, "interval"), _pow2(pair[1], fld, "padding")
+        if max(interval, pad) > 2**31 or any(interval == i for i, _ in out):
+            raise ReuseError(fld, f"padding pair {[interval, pad]} is too large or its interval "
+                                  "repeated")  # fmt: skip
+        out.append((interval, pad))
+    return tuple(out)
+
+
 def buffer(
-    name: Any, shape: Any, bits: Any, swizzle: Any = 0, alignment: Any = DEFAULT_ALIGNMENT
+    name: Any,
+    shape: Any,
+    bits: Any,
+    swizzle: Any = 0,
+    alignment: Any = DEFAULT_ALIGNMENT,
+    padding: Any = (),
 ) -> Buffer:
     """A checked Buffer; a ReuseError names the bad part (``buffers[name].shape``, ...)."""
     if not isinstance(name, str) or not name.isidentifier():
@@ -133,7 +183,13 @@ def buffer(
     align = _int(alignment, f"{where}.layout", 1)
     if align & (align - 1) or align > 2**20:
         raise ReuseError(f"{where}.layout", f"alignment must be a power of 2, got {align}")
-    b = Buffer(name, dims, width, swizzle, align)
+    if padding and swizzle:
+        raise ReuseError(f"{where}.layout", "a layout is either padded or NVMMA-swizzled")
+    pads = _padding(padding, f"{where}.layout")
+    if prod(dims) > 2**31:
+        raise ReuseError(f"{where}.shape", f"{prod(dims)} elements is more than shared memory "
+                                           "can hold")  # fmt: skip
+    b = Buffer(name, dims, width, swizzle, align, pads)
     if b.size > 2**31:
         raise ReuseError(f"{where}.shape", f"{b.size} bytes is more than shared memory can hold")
     return b
@@ -191,10 +247,14 @@ def declare(
         return Declarations(tuple(buffers), groups=tree, capacity=cap)
     if not isinstance(phases, (list, tuple)) or not phases:
         raise ReuseError("phases", "list the kernel's phases")
+    if len(phases) > MAX_PHASES:
+        raise ReuseError("phases", f"at most {MAX_PHASES} phases, got {len(phases)}")
     known = tuple(str(p) for p in phases)
+    lookup = frozenset(known)  # membership in O(1): a tuple made declaring quadratic
     if not isinstance(uses, Mapping):
         raise ReuseError("uses", f"must map buffer names to phases, got {shown(uses)}")
     table = []
+    written = 0
     for n in names:
         if n not in uses:
             raise ReuseError(f"uses.{n}", "missing: say in which phases the buffer is in use")
@@ -204,14 +264,24 @@ def declare(
         got = (got,) if isinstance(got, str) else tuple(got)
         if not got:
             raise ReuseError(f"uses.{n}", "the buffer is in use in no phase")
+        written += len(got)
+        if written > MAX_USES:
+            raise ReuseError("uses", f"at most {MAX_USES} (buffer, phase) uses in all")
         for p in got:
-            if p not in known:
-                raise ReuseError(f"uses.{n}", f"unknown phase {shown(p)}; phases: {list(known)}")
+            if not isinstance(p, str) or p not in lookup:
+                raise ReuseError(f"uses.{n}", f"unknown phase {shown(p)}; {_some(known)}")
         table.append((n, tuple(dict.fromkeys(got))))
     for n in uses:
         if n not in names:
             raise ReuseError("uses", f"unknown buffer {shown(n)}")
     return Declarations(tuple(buffers), known, tuple(table), capacity=cap)
+
+
+def _some(known: tuple[str, ...]) -> str:
+    """The declared phases for an error line: all of a few, the first of many."""
+    if len(known) <= SHOWN_PHASES:
+        return f"phases: {list(known)}"
+    return f"phases: {list(known[:SHOWN_PHASES])} and {len(known) - SHOWN_PHASES} more"
 
 
 def _leaves(g: Group | str) -> list[str]:
@@ -237,9 +307,18 @@ def conflicts(d: Declarations) -> frozenset[frozenset[str]]:
 
         walk(d.groups)
         return frozenset(out)
-    uses = dict(d.uses)
-    for a, b in combinations(uses, 2):
-        if set(uses[a]) & set(uses[b]):
+    # One bit per phase: two buffers conflict when their bit sets meet. Building the sets is
+    # linear in the uses; each pair test is one big-integer AND (phases / 64 words).
+    index = {p: i for i, p in reversed(list(enumerate(d.phases)))}
+    masks: dict[str, int] = {}
+    for n, ps in d.uses:
+        bits = bytearray(len(d.phases) // 8 + 1)  # a bit per phase
+        for p in ps:
+            i = index[p]
+            bits[i >> 3] |= 1 << (i & 7)
+        masks[n] = int.from_bytes(bits, "little")
+    for a, b in combinations(masks, 2):
+        if masks[a] & masks[b]:
             out.add(frozenset((a, b)))
     return frozenset(out)
 
@@ -257,8 +336,12 @@ def lower_bound(d: Declarations) -> int:
             return sum(parts) if g.kind == "distinct" else max(parts)
 
         return bound(d.groups)
-    uses = dict(d.uses)
-    return max(sum(size[n] for n in uses if p in uses[n]) for p in d.phases)
+    index = {p: i for i, p in reversed(list(enumerate(d.phases)))}
+    live = [0] * len(d.phases)  # bytes in use per phase, summed in one pass over the uses
+    for n, ps in d.uses:
+        for p in ps:
+            live[index[p]] += size[n]
+    return max(live)
 
 
 def alignment(d: Declarations) -> int:

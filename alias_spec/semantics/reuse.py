@@ -7,13 +7,14 @@ disjoint. The allocation's size is minimised by the project's one witness search
 and never below ``reuse.lower_bound``, so a plan is proved smallest when every bisection step
 was decided or when it meets the lower bound. The result is checked again by the model's own
 ``reuse.verify`` before it is returned: a solver bug cannot hand back an overlapping plan.
+
+z3 is imported only when a search is needed: a plan whose first fit meets the lower bound (two
+buffers in one phase, say) is found without it, as on a GPU machine that has no z3.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-import z3
 
 from alias_spec.model.reuse import (
     Declarations,
@@ -23,7 +24,6 @@ from alias_spec.model.reuse import (
     lower_bound,
     verify,
 )
-from alias_spec.semantics.lexmin import solve
 
 STEP_TIMEOUT_MS = 2000
 
@@ -62,6 +62,10 @@ def plan(d: Declarations, step_timeout_ms: int = STEP_TIMEOUT_MS) -> Placement:
         )
     if _end(d, start) == bound:  # first fit meets the bound: smallest, no search needed
         return Placement(tuple(start.items()), bound, bound, True)
+    import z3  # the search needs it; an ImportError says so to the caller
+
+    from alias_spec.semantics.lexmin import solve
+
     total = z3.Int("total")
     k = {b.name: z3.Int(f"k_{b.name}") for b in d.buffers}
     off = {b.name: b.align * k[b.name] for b in d.buffers}
@@ -72,7 +76,11 @@ def plan(d: Declarations, step_timeout_ms: int = STEP_TIMEOUT_MS) -> Placement:
         x, y = (d.buffer(n) for n in sorted(pair))
         cons.append(z3.Or(off[x.name] + x.size <= off[y.name], off[y.name] + y.size <= off[x.name]))
     # Buffers alike in size, alignment and conflicts are interchangeable: order them.
-    nbr = {b.name: {n for p in pairs if b.name in p for n in p} - {b.name} for b in d.buffers}
+    nbr: dict[str, set[str]] = {b.name: set() for b in d.buffers}
+    for pair in pairs:
+        x, y = sorted(pair)
+        nbr[x].add(y)
+        nbr[y].add(x)
     for i, x in enumerate(d.buffers):
         for y in d.buffers[i + 1 :]:
             same_conflicts = nbr[x.name] - {y.name} == nbr[y.name] - {x.name}

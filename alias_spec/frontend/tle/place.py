@@ -13,10 +13,11 @@ from math import prod
 
 from alias_spec.model import physical
 from alias_spec.model.errors import RequestError
-from alias_spec.model.facts import CONSTANTS, Facts
+from alias_spec.model.facts import CONSTANTS, Facts, elem_bytes
 from alias_spec.model.physical import (
     DEFAULT_ALIGNMENT,
     Footprint,
+    allocation_bytes,
     base_alignment,
     static_elems,
     swizzle_repeat,
@@ -41,6 +42,8 @@ class LayoutInfo:
     row_major: bool = True  # fastest dim is the last one
     bits: int = 0  # element width an NVMMA layout names
     alignment: int = DEFAULT_ALIGNMENT
+    padding: tuple[tuple[int, int], ...] = ()  # a padded layout's (interval, padding) pairs
+    unsized: str = ""  # why the physical model cannot size a buffer of it ("": it can)
 
     @property
     def swizzle_repeat(self) -> int:
@@ -52,16 +55,37 @@ class LayoutInfo:
         """Alignment Triton gives an allocation with this layout (the model's)."""
         return base_alignment(self.swizzle_repeat, self.alignment)
 
+    def footprint_bytes(self, bits: int, count: int) -> int:
+        """Bytes a buffer of ``count`` elements of ``bits`` bits occupies under this layout
+        (the physical model's; only where ``unsized`` is empty)."""
+        return allocation_bytes(bits, count, self.padding)
+
+
+def _multi_cta(layout: object) -> bool:
+    """Whether a layout spreads its buffer over several CTAs (a CGA layout or block bases)."""
+    return any(bool(getattr(layout, f, None)) for f in ("cga_layout", "block_bases"))
+
 
 def layout_info(layout: object) -> LayoutInfo:
+    info = _layout_info(layout)
+    name = type(layout).__name__
+    if not info.unsized and _multi_cta(layout):
+        why = f"the {name} spreads the buffer over several CTAs; only one CTA's is sized"
+        return replace(info, unsized=why)
+    return info
+
+
+def _layout_info(layout: object) -> LayoutInfo:
     name = type(layout).__name__
     if name == "NVMMASharedLayout":
+        fp4 = bool(getattr(layout, "fp4_padded", False))
         return LayoutInfo(
             "nvmma",
             int(layout.rank),  # type: ignore[attr-defined]
             swizzle_bytes=int(layout.swizzle_byte_width),  # type: ignore[attr-defined]
             row_major=not bool(layout.transposed),  # type: ignore[attr-defined]
             bits=int(layout.element_bitwidth),  # type: ignore[attr-defined]
+            unsized="an fp4-padded NVMMA layout is not sized by the physical model" if fp4 else "",
         )
     if name == "SwizzledSharedLayout":
         order = list(layout.order)  # type: ignore[attr-defined]
@@ -72,12 +96,18 @@ def layout_info(layout: object) -> LayoutInfo:
             row_major=order == sorted(order, reverse=True),
         )
     if name == "SharedLinearLayout":
+        # Triton accepts only offset bases bijective onto the shape (zero bases aside), so the
+        # buffer is dense: measured, tests/reuse_sizes.
         bases = layout.offset_bases  # type: ignore[attr-defined]
         return LayoutInfo("other", len(bases[0]), alignment=int(layout.alignment))  # type: ignore[attr-defined]
+    if name == "PaddedSharedLayout":
+        pairs = layout.interval_padding_pairs  # type: ignore[attr-defined]
+        padding = tuple((int(i), int(p)) for i, p in pairs)
+        return LayoutInfo("other", len(layout.shape), padding=padding)  # type: ignore[attr-defined]
     rank = getattr(layout, "rank", None)
     if rank is None:
         rank = len(getattr(layout, "shape", getattr(layout, "order", [])))
-    return LayoutInfo("other", int(rank))
+    return LayoutInfo("other", int(rank), unsized=f"the physical model cannot size a {name}")
 
 
 def pow2_part(n: int) -> int:
@@ -278,7 +308,38 @@ def alias_facts(
     # A source whose element count passes int64 has no footprint (as for a request).
     fp = footprint(src.shape, p.block, p.offsets or (0,) * len(p.block)) if src_static else None
     facts.update(fp.facts() if fp is not None else physical.EMPTY.facts())
+    if fp is not None and res_static and off_int:
+        _padding_fits(fp, src.bits, res_elems, res_bits, res_layout, int(off))  # type: ignore[call-overload]
     return facts
+
+
+def _padding_fits(
+    fp: Footprint, src_bits: int, res_elems: int, res_bits: int, res_layout: LayoutInfo, off: int
+) -> None:
+    """A padded result spans more bytes than its logical shape (``allocation_bytes``), which the
+    rules' facts do not see: its padded span must lie in the source view's bytes, which the
+    model describes only for a contiguous source view, and it must start at the source view's
+    start (Triton indexes stacked padded tiles at the padded stride, so the lowering's index
+    recipe would put it elsewhere than ``off``: 9216 bytes for the second 64x64 f16 tile padded
+    8 after every 64, measured). A PlaceError says which does not hold."""
+    if not res_layout.padding:
+        return
+    logical = res_elems * elem_bytes(res_bits)
+    span = res_layout.footprint_bytes(res_bits, res_elems)
+    if off != 0:
+        raise PlaceError(
+            f"a padded result layout is lowered only at offset 0 of its source (got {off}): "
+            f"alias a dense int8 view of its {span} bytes at the offset, then the padded view "
+            "at offset 0 of it"
+        )
+    contiguous = all(c == 1 for _, c in fp.levels)
+    room = fp.run * elem_bytes(src_bits) if contiguous else None
+    if room is None or span > room:
+        where = f"its {room} bytes" if room is not None else "it is strided"
+        raise PlaceError(
+            f"the padded result layout spans {span} bytes (its padding included; its shape "
+            f"{logical}), more than the source view holds: {where}"
+        )
 
 
 def recipe_facts(

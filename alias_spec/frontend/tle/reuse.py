@@ -9,7 +9,9 @@ A kernel author declares buffers and when each is in use, outside the kernel::
 
 and inside it writes ``a, c = tle.gpu.alloc_reuse(PLAN)``. At compile time the planner
 (``alias_spec.semantics.reuse``, z3) finds the smallest placement with every start aligned as
-the buffer's layout needs and every pair in use together disjoint; one allocation is made and
+the buffer's layout needs and every pair in use together disjoint, each buffer as many bytes
+as Triton reserves for its layout (``physical.allocation_bytes``: a padded layout's padding
+included; a layout the model cannot size is refused); one allocation is made and
 each buffer becomes a ``tle.gpu.alloc(alias=...)`` view of it, judged by the alias rules like
 any other. A declaration that cannot be planned (unknown phase, too big to fit) is a compile
 error at the kernel line. The program orders the phases itself (a CTA barrier between the last
@@ -85,6 +87,10 @@ class reuse_plan:
         )
 
 
+# Rows of bytes, unswizzled: the dense view a padded buffer's view is made in.
+_BYTE_ROWS = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+
+
 def _fail(problem: str) -> TLEError:
     return TLEError([f"tle.gpu.alloc_reuse: {problem}"], ["reuse.plan"])
 
@@ -118,8 +124,13 @@ def declarations(p: reuse_plan) -> tuple[reuse.Declarations, list[Any]]:
             plain = reuse.buffer(b.name, b.shape, bits)
             lay = _layout(b)
             info = layout_info(lay)
+            if info.unsized:  # never place a buffer by a size Triton may not reserve
+                raise ReuseError(
+                    f"buffers.{plain.name}.layout", f"cannot be planned: {info.unsized}"
+                )
             swizzle = info.swizzle_bytes if info.kind == "nvmma" else 0
-            bufs.append(reuse.buffer(plain.name, plain.shape, bits, swizzle, info.alignment))
+            bufs.append(reuse.buffer(plain.name, plain.shape, bits, swizzle, info.alignment,
+                                     info.padding))  # fmt: skip
             layouts.append(lay)
         d = reuse.declare(bufs, p.uses, p.phases, p.groups, p.capacity)
         reuse.root_swizzle(d)  # one allocation must be able to align every buffer
@@ -130,15 +141,16 @@ def declarations(p: reuse_plan) -> tuple[reuse.Declarations, list[Any]]:
 
 @functools.lru_cache(maxsize=256)
 def placement(d: reuse.Declarations) -> reuse.Placement:
-    """The planner's placement (memoised: a kernel compiled again plans once)."""
-    try:
-        from alias_spec.semantics.reuse import plan
-    except ImportError:
-        raise _fail("the planner needs z3: pip install 'tle-alias-spec[spec]'") from None
+    """The planner's placement (memoised: a kernel compiled again plans once). z3 is needed
+    only where first fit is not already smallest."""
+    from alias_spec.semantics.reuse import plan
+
     try:
         return plan(d)
     except ReuseError as exc:
         raise _fail(str(exc)) from None
+    except ImportError:
+        raise _fail("the planner needs z3 to search: pip install 'tle-alias-spec[spec]'") from None
 
 
 def root_shape(d: reuse.Declarations, total: int) -> tuple[list[int], Any]:
@@ -176,9 +188,19 @@ def alloc_reuse(plan, _semantic=None):
                            alias_offset_bytes=offset, nv_mma_shared_layout=True,
                            profile="safe", semantic=_semantic)  # fmt: skip
 
+    def view(b: reuse.Buffer, dtype: Any, lay: Any) -> Any:
+        at = where.offset(b.name)
+        if not b.padding:
+            return one(list(b.shape), dtype, lay, root, at)
+        # A padded view is made at offset 0 of a dense byte view of its whole padded span: the
+        # alias rules take a padded result only there (stacked padded tiles are indexed at the
+        # padded stride, not at the offset).
+        rows = -(-b.size // DEFAULT_ALIGNMENT)
+        span = one([rows, DEFAULT_ALIGNMENT], gl.int8, _BYTE_ROWS, root, at)
+        return one(list(b.shape), dtype, lay, span, 0)
+
     root = one(shape, gl.int8, layout, None, 0)
     views = [
-        one(list(b.shape), pb.dtype, lay, root, where.offset(b.name))
-        for b, pb, lay in zip(d.buffers, p.buffers, layouts, strict=True)
+        view(b, pb.dtype, lay) for b, pb, lay in zip(d.buffers, p.buffers, layouts, strict=True)
     ]
     return gl.tuple(views)
