@@ -10,21 +10,18 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from alias_spec.api import DEFAULT_ENGINE, MAX_INPUT_BYTES, MAX_INPUT_MIB
 from alias_spec.engines import registry
+from alias_spec.engines.cpp_engine import CppEngineError
 from alias_spec.engines.registry import NAMES as ENGINES
+from alias_spec.engines.registry import EngineUnavailable
 from alias_spec.model.catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, rules_for
 from alias_spec.model.errors import RequestError, one_line
 from alias_spec.model.request import Request, load_requests
 from alias_spec.model.verdict import Verdict
+from alias_spec.semantics.verdict import implications, judge, verdict_json
 
 EXAMPLE = "examples/request.json"
-# check's engine: the generated Python checks judge in microseconds; z3 (seconds per hundred
-# requests) still gives the fixes and implications, whatever the engine.
-DEFAULT_ENGINE = "python"
-# The most any command reads from a file or stdin: far above any request list or TTGIR dump,
-# and it stops an endless input (/dev/zero, a runaway pipe) before it fills the memory.
-MAX_INPUT_MIB = 64
-MAX_INPUT_BYTES = MAX_INPUT_MIB * 2**20
 _CHUNK = 2**20
 
 
@@ -110,49 +107,6 @@ def _drop_stdout() -> None:
         pass
 
 
-def _result_shape(req: Request) -> list[int | None] | None:
-    res = req.raw.get("result")
-    if isinstance(res, dict) and isinstance(res.get("shape"), list):
-        return [d if isinstance(d, int) and not isinstance(d, bool) else None for d in res["shape"]]
-    return None
-
-
-def judge(req: Request, profile: str, engine: str, fixes: bool = True) -> Verdict:
-    """One request through one engine, with solver fixes attached to fixable violations. A rule
-    that reads a fact the request cannot know is not judged (its verdict on the stand-in value
-    is dropped) and is named in ``not_judged``."""
-    from alias_spec.model.unknown import unjudged_rules
-
-    verdict = registry.get(engine)(req.facts, profile)
-    verdict.notes = list(req.notes)
-    skipped = unjudged_rules(req.facts, profile, req.unknown)
-    if skipped:
-        verdict.violations = [v for v in verdict.violations if v.rule not in skipped]
-        verdict.valid = not verdict.violations
-        verdict.not_judged = skipped
-        verdict.not_judged_reason = (
-            f"the spec does not model {'; '.join(req.unmodelled)}: where the bytes lie is "
-            "unknown, and these rules read facts that depend on it"
-        )
-    if fixes and not verdict.valid:
-        from alias_spec.semantics.fix import suggest
-
-        for v in verdict.violations:
-            v.fix = suggest(req.facts, profile, rule(v.rule), _result_shape(req))
-    return verdict
-
-
-def implications(req: Request, verdict: Verdict) -> dict[str, str]:
-    """Violated rule -> the earlier violated rule that implies it on this request (it fails
-    only where that one fails: ``alias.range.physical`` over a dense source is
-    ``alias.range.fits`` again)."""
-    if len(verdict.violations) < 2:
-        return {}
-    from alias_spec.semantics.fix import implied_by
-
-    return implied_by(req.facts, verdict.profile, verdict.rule_ids())
-
-
 def _fmt_values(values: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in values.items())
 
@@ -193,19 +147,6 @@ def _human(verdict: Verdict, name: str, implied: dict[str, str] | None = None) -
     return "\n".join(lines)
 
 
-def _verdict_json(verdict: Verdict, name: str | None, implied: dict[str, str]) -> dict[str, Any]:
-    """The verdict's JSON, with the request's name first, each violation's values also in
-    words (``values_text``) and, for a violation another one implies, ``implied_by``."""
-    from alias_spec.model.describe import describe
-
-    out = verdict.to_json()
-    for v in out["violations"]:
-        v["values_text"] = describe(v["values"])
-        if v["rule"] in implied:
-            v["implied_by"] = implied[v["rule"]]
-    return {"name": name, **out} if name is not None else out
-
-
 # A list's bad entries are reported on one stderr line; past this many characters the rest
 # are counted, not shown.
 BAD_SHOWN_CHARS = 300
@@ -240,9 +181,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     parsed = parse_requests(items)
     bad = [p for p in parsed if isinstance(p, RequestError)]
     verdicts: list[tuple[int, Request, Verdict, dict[str, str]]] = []
+    engine = registry.get(args.engine)  # an engine that cannot run here: one line, exit 2
     for i, p in enumerate(parsed):
         if isinstance(p, Request):
-            v = judge(p, args.profile, args.engine, not args.no_fix)
+            v = judge(p, args.profile, engine, not args.no_fix)
             verdicts.append((i, p, v, {} if args.no_fix else implications(p, v)))
     if verdicts and args.json:
         out: list[dict[str, Any]] = []
@@ -256,7 +198,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 out.append({**named, "valid": None, "status": "error", "error": str(p)})
             else:
                 req, v, imp = by_index[i]
-                out.append(_verdict_json(v, item_name, imp))
+                out.append(verdict_json(v, item_name, imp))
         _out(json.dumps(out[0] if len(out) == 1 else out, indent=2))
     elif verdicts:
         for i, req, v, imp in verdicts:
@@ -390,7 +332,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from alias_spec.lint.lint import lint_text, to_json, to_sarif, to_text
+    from alias_spec.lint.lint import exit_status, lint_text, to_json, to_sarif, to_text
     from alias_spec.lint.mlir_views import MlirError
 
     text = _read(args.file)
@@ -404,7 +346,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
         _out(json.dumps(to_sarif(report), indent=2))
     else:
         _out(to_text(report))
-    return 1 if report.findings else 0
+    return exit_status(report)
 
 
 def cmd_triton_diff(args: argparse.Namespace) -> int:
@@ -625,8 +567,9 @@ def build_parser() -> argparse.ArgumentParser:
         "tle.memdesc_alias in a TTGIR or MLIR dump back to its ttg.local_alloc and judge it "
         "by the profile; each violated rule is a finding with its values, a fix and the "
         "kernel's source line when the dump has locations. --format text, json or "
-        "sarif (SARIF 2.1.0, for code-scanning upload). Exit status: 0 no findings, "
-        "1 findings, 2 unreadable input.",
+        "sarif (SARIF 2.1.0, for code-scanning upload). Exit status, as check's: 0 every "
+        "view judged and no finding, 1 findings, 2 unreadable input, 3 no finding but some "
+        "view or rule not judged (each named by a note).",
     )
     li.add_argument(
         "file", help=f"a .ttgir or .mlir file, or - for stdin (at most {MAX_INPUT_MIB} MiB)"
@@ -692,8 +635,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (UsageError, RequestError) as exc:
+    except (UsageError, RequestError, EngineUnavailable) as exc:
         print(_printable(f"alias-spec: error: {one_line(str(exc))}", sys.stderr), file=sys.stderr)
+        return 2
+    except CppEngineError as exc:  # the harness broke mid-run: its first line, not a traceback
+        first = next((ln for ln in str(exc).splitlines() if ln.strip()), "failed")
+        text = f"alias-spec: error: engine cpp: {one_line(first)}"
+        print(_printable(text, sys.stderr), file=sys.stderr)
         return 2
     except BrokenPipeError:
         # A command printing through print() rather than _out, cut short by its reader: its

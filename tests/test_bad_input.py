@@ -23,7 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alias_spec.cli import MAX_INPUT_BYTES, main
+from alias_spec.api import MAX_INPUT_BYTES
+from alias_spec.api import run as main
 from alias_spec.generated import alias_checks
 from alias_spec.model.catalogue import PROFILES
 from alias_spec.model.errors import RequestError

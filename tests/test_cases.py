@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from alias_spec import RULES, parse_request
-from alias_spec.cli import judge
+from alias_spec.api import judge
 from alias_spec.engines.py_engine import check_facts as py_check
 from alias_spec.model.interp import check_facts as interp_check
 from alias_spec.semantics.check import check_facts as z3_check

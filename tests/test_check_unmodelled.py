@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from alias_spec import parse_request
-from alias_spec.cli import main
+from alias_spec.api import run as main
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import compiled, rules_for
 from alias_spec.model.interp import check_facts

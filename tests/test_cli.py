@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from alias_spec.cli import DEFAULT_ENGINE, main
+from alias_spec.api import DEFAULT_ENGINE
+from alias_spec.api import run as main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from alias_spec.cli import DEFAULT_ENGINE, build_parser, main
+from alias_spec.api import DEFAULT_ENGINE, build_parser
+from alias_spec.api import run as main
 from alias_spec.model.catalogue import rule
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -351,7 +351,9 @@ def test_rejected_request_names_rule_values_fix_at_its_line(case: str, marker: s
     assert re.search(rf"^at {_case_line(marker)}:\d+:", text, re.M), text
     assert f"# c:{marker}" in text  # the offending source line is quoted
     if rule in recipes.OFFSET_FIXABLE:
-        assert re.search(r"\(\w+=-?\d+", text), "the values are named"
+        # Named in the call's words (offset, result bytes), never by internal fact names.
+        assert re.search(r"\((offset|result|source)[^)]*-?\d+ B", text), text
+        assert not re.search(r"\b(off|res_bytes|src_bytes|run_b|abs_off|res_eb)=", text), text
 
 
 def test_offset_fix_is_the_nearest_valid_offset() -> None:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alias_spec.cli import main as cli_main
+from alias_spec.api import run as cli_main
 from alias_spec.ir.ttgir import TtgirError, read_module
 from alias_spec.plan.liveness import live_ranges
 from alias_spec.plan.llir import LlirError, check_lowering, read_llir

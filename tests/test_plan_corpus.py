@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alias_spec.cli import main as cli_main
+from alias_spec.api import run as cli_main
 from alias_spec.plan import llir as llir_mod
 from alias_spec.plan.api import check_texts
 from alias_spec.plan.llir import LlirError, check_lowering

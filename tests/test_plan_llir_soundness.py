@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from alias_spec.cli import main as cli_main
+from alias_spec.api import run as cli_main
 from alias_spec.plan.llir import LlirError, check_lowering
 from alias_spec.plan.plan import check_plan
 

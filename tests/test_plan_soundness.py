@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from alias_spec.cli import main as cli_main
+from alias_spec.api import run as cli_main
 
 CASES = Path(__file__).resolve().parent / "plan_cases" / "soundness" / "ttgir"
 PATHS = sorted(CASES.glob("*.ttgir"))

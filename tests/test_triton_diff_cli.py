@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from alias_spec.cli import main
+from alias_spec.api import run as main
 from alias_spec.difftest.triton import diff, report, worker
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,7 +30,10 @@ def generate() -> str:
     offset_fix = tuple(r.id for r in RULES if r.fix == "offset")
     size_fix = tuple(r.id for r in RULES if r.fix == "size")
     out += [f"OFFSET_FIXABLE = frozenset({offset_fix!r})"]
-    out += [f"SIZE_FIXABLE = frozenset({size_fix!r})", ""]
+    out += [f"SIZE_FIXABLE = frozenset({size_fix!r})"]
+    # Each rule's advice (the catalogue's hint), for a violation no offset or size fix mends:
+    # the frontend reads it here, where neither pydantic nor z3 is needed.
+    out += ["HINTS = {", *(f"    {r.id!r}: {r.hint!r}," for r in RULES if r.hint), "}", ""]
     for s in SUPPORT:
         values = ", ".join(f"{n!r}: {dsl.render(expand(n), PY)}" for n in s.values)
         out += [

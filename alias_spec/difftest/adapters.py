@@ -185,6 +185,10 @@ class Engines:
         unknown = [n for n in names if n not in choices()]
         if unknown:
             raise ValueError(f"unknown engines {unknown}; choose from {', '.join(choices())}")
+        for name in names:
+            why = registry.unavailable(name)
+            if why is not None:  # before any case is judged: one line, what to install
+                raise registry.EngineUnavailable(name, why, registry.remedy(name))
         self.names = list(names)
         self.sanitize = sanitize
         self.interp = InterpEngine() if "interp" in names else None

@@ -31,6 +31,7 @@ from alias_spec.model.facts import Facts, elem_bytes
 from alias_spec.model.interp import check_facts
 from alias_spec.model.physical import swizzle_repeat
 from alias_spec.model.request import parse_request
+from alias_spec.semantics.lexmin import optimum
 from alias_spec.semantics.z3expr import fact_vars, invariants, pin, to_z3, valid
 
 PROFILE = "safe"
@@ -277,22 +278,22 @@ def solve_offset(facts: Facts, rfacts: Facts, kind: str, rng: random.Random) -> 
     base = [invariants(env), valid(PROFILE, env), env["off_int"], *pin(env, facts, skip=("off",))]
     base += lowering_terms(env, rfacts)
     off = env["off"]
-    opt = z3.Optimize()
-    opt.add(*base)
+    low: list[z3.ArithRef] = [off]
+    high: list[z3.ArithRef] = []
     if kind == "zero":
-        opt.add(off == 0)
+        base.append(off == 0)
+        low = []
     elif kind == "min_pos":
-        opt.add(off >= 1)
-        opt.minimize(off)
+        base.append(off >= 1)
     elif kind == "max":
-        opt.maximize(off)
+        low, high = [], [off]
     else:
         src_bytes = int(facts["src_elems"]) * elem_bytes(int(facts["src_bits"]))
-        opt.add(off >= rng.randrange(max(1, src_bytes)))
-        opt.minimize(off)
-    if opt.check() != z3.sat:
+        base.append(off >= rng.randrange(max(1, src_bytes)))
+    found = optimum(base, minimize=low, maximize=high)
+    if found.model is None:
         return None
-    return opt.model().eval(off, model_completion=True).as_long()
+    return found.model.eval(off, model_completion=True).as_long()
 
 
 def source_side(src: dict[str, Any]) -> dict[str, Any]:

@@ -1,16 +1,18 @@
-"""What the differential test compares: cases, engine outcomes, divergences.
+"""What the differential tests compare: cases, engine outcomes, path outcomes, divergences.
 
 A case is a fact dict, a profile and where it came from. An engine's outcome is the tuple of
 fired rule ids in catalogue order, ``"raises <Error>"``, or None where the case lies outside the
 engine's domain (``cpp`` judges int64 facts; ``z3`` facts that satisfy the spec's invariants).
 Where the interpreter divides by zero (outside the invariants) the spec has no verdict: the
-Python engines must raise the same error and the others are not compared (``restrict``).
+Python engines must raise the same error and the others are not compared (``restrict``). A
+path's outcome (``PathOutcome``: how one way of writing a request reads it) is what the
+request-level differential compares.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -26,6 +28,18 @@ ZERO_DIVISION = "raises ZeroDivisionError"
 
 # The fired rule ids, or "raises <Error>"; None where the engine's domain excludes the case.
 Outcome = tuple[str, ...] | str | None
+
+
+@dataclass(frozen=True)
+class PathOutcome:
+    """What one path of the request-level differential (``request_diff``) made of a request:
+    its facts and the facts it could not know, or the rejection (``error``, one line)."""
+
+    facts: Facts | None = None
+    unknown: frozenset[str] = frozenset()
+    error: str | None = None
+    # Rule ids judged per profile, for paths that report verdicts rather than facts.
+    verdicts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

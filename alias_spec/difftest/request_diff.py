@@ -33,11 +33,11 @@ Paths from input to facts, and what each can express (the rest is counted as not
 - ``glue``: the C++ glue (``engines/cpp_glue.py``, when present) judging the JSON request with
   FlagTree's generated verifier; its own domain errors count as not covered.
 
-Engines on the reference facts: the interpreter (``model.interp.violated`` rule by rule, memoised
-per rule), the generated Python, the generated C++ (``cpp_engine.check_batch``: one harness
-process per profile and chunk), and z3 (``semantics.check``) on a sample. A divergence names
-the request (shrunk to a minimal one), the path or engine that disagrees with the reference and
-the facts on which they do.
+Engines on the reference facts, the registry's (``engines.registry``) in their fast forms
+(``difftest.adapters``): the interpreter rule by rule, memoised per rule, the generated Python,
+the generated C++ (one harness process per profile and chunk), and z3 on a sample. A divergence
+names the request (shrunk to a minimal one), the path or engine that disagrees with the
+reference and the facts on which they do.
 """
 
 from __future__ import annotations
@@ -53,9 +53,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from alias_spec.difftest.adapters import InterpEngine, python_engine
-from alias_spec.difftest.outcomes import in_int64, satisfies_invariants
+from alias_spec.difftest.adapters import InterpEngine, cpp_batch, python_engine, z3_solver
+from alias_spec.difftest.outcomes import Case, in_int64, satisfies_invariants
+from alias_spec.difftest.outcomes import PathOutcome as Outcome
 from alias_spec.difftest.requests import ALIAS, IDX, RE, SUB
+from alias_spec.engines import registry
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import PROFILES, compiled, rules_for
 from alias_spec.model.dtypes import BY_NAME, DTYPE_BITS, MLIR_NAME
@@ -76,18 +78,6 @@ OP_ALIAS = OPS[ALIAS]
 
 
 # --- outcomes -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one path made of a request: its facts and the facts it could not know, or the
-    rejection (``error``, one line)."""
-
-    facts: Facts | None = None
-    unknown: frozenset[str] = frozenset()
-    error: str | None = None
-    # Rule ids judged per profile, for paths that report verdicts rather than facts.
-    verdicts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _parsed(req: Any) -> Outcome:
@@ -868,19 +858,12 @@ class Runner:
         self.python = python_engine()
         self._guards: dict[str, tuple[Any, tuple[str, ...], dict[Any, bool]]] = {}
         self.glue_skip = glue_status() if self.opt.glue else "disabled"
-        self.cpp_skip: str | None = None if self.opt.cpp else "disabled"
-        if self.cpp_skip is None:
-            from alias_spec.engines import cpp_engine
-
-            if cpp_engine.compiler() is None:
-                self.cpp_skip = "no C++ compiler"
+        self.cpp_skip = registry.unavailable("cpp") if self.opt.cpp else "disabled"
 
     def _prepare(self) -> None:
         """Build what the workers share before forking (the C++ binaries, Gluon)."""
         if self.cpp_skip is None:
-            from alias_spec.engines import cpp_engine
-
-            cpp_engine.build()
+            registry.get("cpp")  # builds the harness once, before the workers fork
         if self.glue_skip is None:
             from alias_spec.engines import cpp_glue
 
@@ -1083,14 +1066,11 @@ class Runner:
         if self.cpp_skip is not None:
             res.skipped["cpp"] = self.cpp_skip
             return
-        from alias_spec.engines import cpp_engine
-
         for profile, idx in cpp_jobs.items():
-            got = cpp_engine.check_batch([refs[i].facts for i in idx], profile)  # type: ignore[misc]
+            got = cpp_batch([Case(refs[i].facts, profile, "request") for i in idx])  # type: ignore[arg-type]
             res.coverage["engine cpp"] += len(idx)
-            for i, ids in zip(idx, got, strict=True):
+            for i, have in zip(idx, got, strict=True):
                 want = interp_out[(i, profile)]
-                have = tuple(ids)
                 if want != have:
                     res.divergences.append(
                         Divergence(
@@ -1108,9 +1088,7 @@ class Runner:
     ) -> None:
         if not satisfies_invariants(ref.facts):  # type: ignore[arg-type]
             return
-        from alias_spec.semantics.check import check_facts
-
-        have = tuple(check_facts(ref.facts, profile, with_fixes=False).rule_ids())  # type: ignore[arg-type]
+        have = z3_solver(ref.facts, profile)  # type: ignore[arg-type]
         res.coverage["engine z3"] += 1
         if have != want:
             res.divergences.append(

@@ -1,9 +1,10 @@
 """Case source: boundary and near-miss cases from z3.
 
-For every rule and every integer comparison in it, z3's Optimize pushes the comparison to its
-edge (|lhs - rhs| minimal) on both sides: a request on which the rule alone fires, and the
-valid request nearest it. Cases where the comparison decides the rule's verdict are preferred
-(the MC/DC condition), so a flipped or deleted comparison changes some case's verdict.
+For every rule and every integer comparison in it, the witness search (``lexmin.optimum``,
+z3's Optimize on these linear queries) pushes the comparison to its edge (|lhs - rhs| minimal)
+on both sides: a request on which the rule alone fires, and the valid request nearest it.
+Cases where the comparison decides the rule's verdict are preferred (the MC/DC condition), so
+a flipped or deleted comparison changes some case's verdict.
 
 Computing them takes about a minute, so they are kept in the user's cache directory (the C++
 engine's, ``cpp_engine.cache_dir``) under a key hashing everything they depend on: the
@@ -36,7 +37,7 @@ from alias_spec.model.catalogue import PROFILES, compiled, rules_for
 from alias_spec.model.facts import FACTS, INT32_MAX, INT64_MAX
 
 # Facts that make rule terms non-linear (multiplicands and divisors). Each boundary query pins
-# them to one "shape", so what is left is linear and z3's Optimize is exact and fast.
+# them to one "shape", so what is left is linear and ``lexmin.optimum`` is exact and fast.
 PREFERRED_SHAPE = ("src_bits", "res_bits", "swz", "c0", "c1", "c2", "p0", "p1", "p2")
 
 # Shapes at the int64 and i32 scales, tried on comparisons with such a constant (the small
@@ -203,22 +204,26 @@ class _Query:
         alone: bool = True,
         decides: str | None = None,
     ) -> Facts | None:
+        from alias_spec.semantics.lexmin import optimum
+
         z3 = self.z3
-        opt = z3.Optimize()
-        opt.set("timeout", timeout_ms)
-        opt.add(*self.base, *self.side(rule_id, alone))
-        if decides is not None and atom is not None:
-            opt.add(self.decides(decides, atom))
-        if atom is not None:
+
+        def decided() -> list[Any]:
+            return [self.decides(decides, atom)] if decides is not None and atom is not None else []
+
+        def edge() -> list[Any]:
+            if atom is None:
+                return []
             # Push the comparison to its edge: |lhs - rhs| as small as it can be.
             d = self.to_z3(atom.args[0], self.env) - self.to_z3(atom.args[1], self.env)
-            opt.minimize(z3.If(d >= 0, d, -d))
-        result = opt.check()
-        if result == z3.unknown:
+            return [z3.If(d >= 0, d, -d)]
+
+        found = optimum(
+            [*self.base, *self.side(rule_id, alone)], decided, minimize=edge, timeout_ms=timeout_ms
+        )
+        if found.result == z3.unknown:
             _TIMEOUTS[0] += 1
-        if result != z3.sat:
-            return None
-        return self.facts(opt.model())
+        return None if found.model is None else self.facts(found.model)
 
     def facts(self, model: Any) -> Facts:
         z3 = self.z3
@@ -453,7 +458,7 @@ def _store(path: Path, cases: tuple[Case, ...]) -> None:
 
 def compute_boundary_cases(timeout_ms: int = 1500) -> tuple[Case, ...]:
     """For every rule and integer comparison in it: the request on which the rule alone fires
-    with the comparison pushed to its edge (z3 Optimize, |lhs - rhs| minimal), and the valid
+    with the comparison pushed to its edge (``lexmin.optimum``, |lhs - rhs| minimal), and the valid
     request on the other side of that edge, nearest to it (only the comparison's own facts
     moved). Each is judged under every profile that enforces the rule. Rules without integer
     comparisons get a violated-alone witness and a valid request."""

@@ -43,6 +43,14 @@ def compiler() -> str | None:
     return shutil.which(os.environ.get("CXX", "g++"))
 
 
+def no_compiler() -> str:
+    """Why :func:`compiler` found none, naming what it looked for."""
+    cxx = os.environ.get("CXX")
+    if cxx is not None:
+        return f"no C++ compiler: CXX={cxx!r} is not an executable"
+    return "no C++ compiler: g++ is not on PATH"
+
+
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "tle-alias-spec"
@@ -69,7 +77,7 @@ def build_binary(
     to any of them rebuilds."""
     cxx = compiler()
     if cxx is None:
-        raise CppEngineError("no C++ compiler found (set CXX or install g++)")
+        raise CppEngineError(no_compiler())
     key = hashlib.sha256()
     for path in (*sources, *inputs):
         key.update(hashlib.sha256(path.read_bytes()).digest())
@@ -92,7 +100,9 @@ def build_binary(
         raise CppEngineError(f"running the compiler failed: {exc}") from None
     if proc.returncode != 0:
         Path(tmp).unlink(missing_ok=True)
-        raise CppEngineError(f"building {name} failed:\n{proc.stderr[-4000:]}")
+        raise CppEngineError(
+            f"building {name} with {cxx} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
+        )
     os.replace(tmp, binary)
     return binary
 

@@ -8,7 +8,8 @@ lazily: naming one imports nothing heavy (the command line starts without z3).
 - ``interp``: the reference interpreter (``alias_spec.model.interp``).
 - ``python``: the generated Python checks (``alias_spec.engines.py_engine``).
 - ``cpp``: the generated C++ header through the compiled harness (``cpp_engine``); its
-  domain is int64 facts.
+  domain is int64 facts. It needs a working C++ compiler: without one, ``get("cpp")`` raises
+  EngineUnavailable with one line saying what to install.
 """
 
 from __future__ import annotations
@@ -53,7 +54,12 @@ def _python() -> Engine:
 
 
 def _cpp() -> Engine:
-    from alias_spec.engines.cpp_engine import check_facts
+    from alias_spec.engines.cpp_engine import CppEngineError, build, check_facts
+
+    try:
+        build()  # cached once built: a missing or broken compiler shows here, not per request
+    except CppEngineError as exc:
+        raise EngineUnavailable("cpp", _first_line(str(exc)), remedy("cpp")) from None
 
     def judge(facts: Facts, profile: str) -> Verdict:
         return check_facts(facts, profile)
@@ -61,7 +67,19 @@ def _cpp() -> Engine:
     return judge
 
 
-# Name -> loader, in the order the command line offers them (z3, the default, first).
+# What the C++ engine needs, said where it is missing.
+CPP_INSTALL = (
+    "install a C++17 compiler (g++ or clang++) or set CXX to one; the python engine needs none"
+)
+
+
+def _first_line(text: str) -> str:
+    """The first non-empty line of a build error (the compiler's own lines follow it)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0].rstrip(":") if lines else "the engine could not start"
+
+
+# Name -> loader, in the order the command line offers them (z3 first).
 _LOADERS: dict[str, Callable[[], Engine]] = {
     "z3": _z3,
     "interp": _interp,
@@ -69,15 +87,42 @@ _LOADERS: dict[str, Callable[[], Engine]] = {
     "cpp": _cpp,
 }
 NAMES: tuple[str, ...] = tuple(_LOADERS)
+# ``alias-spec check``'s engine: the generated Python checks judge in microseconds; z3 (seconds
+# per hundred requests) still gives the fixes and implications, whatever the engine.
+DEFAULT = "python"
 
 
 class UnknownEngine(KeyError):
     """A name that is not in the registry."""
 
 
+class EngineUnavailable(RuntimeError):
+    """An engine that cannot run on this machine: one line naming it, why, and what to do."""
+
+    def __init__(self, name: str, why: str, remedy: str) -> None:
+        self.name, self.why, self.remedy = name, why, remedy
+        super().__init__(f"engine {name} is unavailable: {why}; {remedy}")
+
+
+def remedy(name: str) -> str:
+    """What to do about an engine that cannot run here."""
+    return CPP_INSTALL if name == "cpp" else f"choose another engine than {name}"
+
+
+def unavailable(name: str) -> str | None:
+    """Why ``name`` cannot run here (one line), or None when it can; nothing is built."""
+    if name == "cpp":
+        from alias_spec.engines.cpp_engine import compiler, no_compiler
+
+        if compiler() is None:
+            return no_compiler()
+    return None
+
+
 @cache
 def get(name: str) -> Engine:
-    """The engine called ``name``; UnknownEngine names the choices."""
+    """The engine called ``name``; UnknownEngine names the choices, EngineUnavailable says
+    what an engine that cannot run here needs."""
     loader = _LOADERS.get(name)
     if loader is None:
         raise UnknownEngine(f"unknown engine {name!r}; choose one of {', '.join(NAMES)}")

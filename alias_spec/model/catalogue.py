@@ -65,6 +65,7 @@ RULES: tuple[Rule, ...] = (
         values=(),
         provenance=PY,
         profiles=BOTH,
+        hint="pass a shared-memory descriptor (from tle.gpu.alloc or Gluon) as alias",
     ),
     Rule(
         id="alias.init_value",
@@ -77,6 +78,7 @@ RULES: tuple[Rule, ...] = (
         values=(),
         provenance=PY,
         profiles=BOTH,
+        hint="drop init_value; store into the alias after creating it if needed",
     ),
     Rule(
         id="alias.scope.smem",
@@ -91,6 +93,7 @@ RULES: tuple[Rule, ...] = (
         values=("scope", "src_space"),
         provenance=PY + "; " + CPP + " ('expects shared memory descriptors')",
         profiles=BOTH,
+        hint="use scope=tle.smem and a shared-memory source",
     ),
     Rule(
         id="alias.space.match",
@@ -129,7 +132,7 @@ RULES: tuple[Rule, ...] = (
         values=(),
         provenance=PY,
         profiles=BOTH,
-        hint="choose an offset that is non-negative, aligned and inside the source",
+        hint="pass a Python int or a gl.constexpr as alias_offset_bytes",
     ),
     Rule(
         id="alias.offset.nonneg",
@@ -167,6 +170,7 @@ RULES: tuple[Rule, ...] = (
         values=("res_bits", "res_eb"),
         provenance=CPP,
         profiles=BOTH,
+        hint="use a dtype of at least 8 bits",
     ),
     Rule(
         id="alias.offset.aligned",
@@ -194,6 +198,7 @@ RULES: tuple[Rule, ...] = (
         values=("src_static", "res_static", "src_bytes", "res_bytes"),
         provenance=CPP,
         profiles=BOTH,
+        hint="give shape static, non-negative int dims",
     ),
     Rule(
         id="alias.range.fits",

@@ -8,13 +8,14 @@ from typing import Any
 from alias_spec.model.errors import RequestError, one_line
 from alias_spec.model.literals import DECIMAL, INT64_MAX, decimal
 
-SPACE_NAMES = {
-    "#smem": "smem",
-    "#ttg.shared_memory": "smem",
-    "#tmem": "tmem",
-    "#ttng.tensor_memory": "tmem",
-    "#global": "global",
-}
+# The memory-space attributes, by what they are.
+SPACE_ATTRS = {"#ttg.shared_memory": "smem", "#ttng.tensor_memory": "tmem", "#global": "global"}
+# The aliases Triton's printer gives those attributes: an alias the input leaves undefined is
+# read as the attribute Triton prints under that name. A defined alias is read by its definition
+# only (``#smem = #ttng.tensor_memory`` is tensor memory).
+PRINTED_ALIASES = {"#smem": "#ttg.shared_memory", "#tmem": "#ttng.tensor_memory"}
+# Alias chains (#a = #b, #b = ...) are followed this far: a longer one is a cycle or no input.
+MAX_ALIAS_CHAIN = 8
 
 
 def split_top(text: str) -> list[str]:
@@ -52,8 +53,30 @@ def _dims(text: str, field: str) -> list[int | None]:
     return out
 
 
-def parse_memdesc(text: str, field: str) -> dict[str, Any]:
-    """``!ttg.memdesc<SHAPExELEM, LAYOUT, SPACE[, mutable][, ALLOCSHAPE]>`` to a side dict."""
+def resolve_space(token: str, aliases: dict[str, str] | None, field: str) -> str:
+    """The memory space (``smem``, ``tmem`` or ``global``) a memdesc's space part names: an
+    attribute, or an alias resolved by its definition in ``aliases`` (never by its name); an
+    alias left undefined is what Triton's printer names so (PRINTED_ALIASES). Lint asks here
+    too."""
+    seen = token.strip()
+    for _ in range(MAX_ALIAS_CHAIN):
+        if aliases and seen in aliases:
+            seen = aliases[seen].strip()
+            continue
+        if seen in SPACE_ATTRS:
+            return SPACE_ATTRS[seen]
+        if seen in PRINTED_ALIASES:
+            return SPACE_ATTRS[PRINTED_ALIASES[seen]]
+        break
+    else:
+        raise RequestError(field, f"attribute alias {one_line(token, 40)!r} does not resolve")
+    shown = token if seen == token.strip() else f"{token} (defined as {seen})"
+    raise RequestError(field, f"unknown memory space {one_line(shown, 80)!r} in memdesc")
+
+
+def parse_memdesc(text: str, field: str, aliases: dict[str, str] | None = None) -> dict[str, Any]:
+    """``!ttg.memdesc<SHAPExELEM, LAYOUT, SPACE[, mutable][, ALLOCSHAPE]>`` to a side dict, its
+    memory space resolved through ``aliases`` (resolve_space)."""
     m = re.fullmatch(r"\s*!ttg\.memdesc<(.*)>\s*", text, re.S)
     if not m:
         raise RequestError(field, f"expected '!ttg.memdesc<...>' type text, got {text[:60]!r}")
@@ -73,10 +96,7 @@ def parse_memdesc(text: str, field: str) -> dict[str, Any]:
         "layout": parts[1],
         "mutable": False,
     }
-    space = parts[2]
-    if space not in SPACE_NAMES:
-        raise RequestError(field, f"unknown memory space {space!r} in memdesc")
-    side["space"] = SPACE_NAMES[space]
+    side["space"] = resolve_space(parts[2], aliases, field)
     for extra in parts[3:]:
         if extra == "mutable":
             side["mutable"] = True

@@ -1,7 +1,7 @@
 """Boundary cases: for every rule, requests on both sides of its boundary, found by z3.
 
 For each profile and rule the solver finds a request that violates that rule alone, then the
-valid request nearest to it (Optimize, L1 distance over the integer facts), then the
+valid request nearest to it (``lexmin.optimum``, L1 distance over the integer facts), then the
 violating-alone request nearest to that one: the two sit on either side of the rule's edge.
 Fixed edges (i32 and int64 limits, offset = source bytes - result bytes) are added as
 explicit requests. Each case records its expected verdict per profile, judged by z3.
@@ -20,7 +20,7 @@ from alias_spec.model.catalogue import compiled, rules_for
 from alias_spec.model.facts import INT32_MAX, INT64_MAX, Facts
 from alias_spec.model.request import parse_request
 from alias_spec.semantics.check import check_facts
-from alias_spec.semantics.lexmin import solve
+from alias_spec.semantics.lexmin import optimum, solve
 from alias_spec.semantics.witness import family, small, to_request
 from alias_spec.semantics.z3expr import Env, fact_vars, fires, holds, invariants, model_facts, pin
 
@@ -57,21 +57,19 @@ def _optimise(
     env: Env,
     near: Facts | None,
     free: tuple[str, ...] = FREE,
-):
-    opt = z3.Optimize()
-    opt.set("timeout", 10000)
-    opt.add(invariants(env), family(env), *constraints)
+) -> Facts | None:
+    base = [invariants(env), family(env), *constraints]
+    objectives: list[z3.ArithRef] = []
     if near is not None:
         dist, cons = _distance(env, near, free)
-        opt.add(*cons)
         # Everything else stays put, so the pair differs only where the rule looks.
-        opt.add(*pin(env, {k: v for k, v in near.items() if not isinstance(v, bool)}, skip=free))
-        opt.minimize(dist)
+        pinned = pin(env, {k: v for k, v in near.items() if not isinstance(v, bool)}, skip=free)
+        extra = [*cons, *pinned]
+        objectives.append(dist)
     else:
-        opt.add(small(env))  # readable witnesses; the fixed edges cover the big numbers
-    if opt.check() != z3.sat:
-        return None
-    return model_facts(opt.model(), env)
+        extra = [small(env)]  # readable witnesses; the fixed edges cover the big numbers
+    found = optimum(base, extra, minimize=objectives, timeout_ms=10000)
+    return None if found.model is None else model_facts(found.model, env)
 
 
 def _alone(profile: str, rule_id: str, env: Env) -> list[z3.BoolRef]:

@@ -1,9 +1,9 @@
-"""Nearest-fix suggestions: z3's Optimize moves the offset (or the result's leading dim)
-as little as possible so that every offset and size rule of the profile holds. The fix is
-given in the request's own terms: ``alias_offset_bytes`` for a tle.memdesc_alias, ``index``
-for a ttg.memdesc_index with a constant index, the result's leading dim for an alias or a
-ttg.memdesc_reinterpret; a subslice's byte offset is no field the user writes, so it gets
-none.
+"""Nearest-fix suggestions: the witness search (``lexmin.nearest``) moves the offset (or the
+result's leading dim) as little as possible so that every offset and size rule of the profile
+holds. The fix is given in the request's own terms: ``alias_offset_bytes`` for a
+tle.memdesc_alias, ``index`` for a ttg.memdesc_index with a constant index, the result's
+leading dim for an alias or a ttg.memdesc_reinterpret; a subslice's byte offset is no field
+the user writes, so it gets none.
 
 ``implied_by`` says which violations add nothing: on the request's sizes, a rule that fails
 only at offsets where an earlier rule fails too (``alias.range.physical`` over a dense
@@ -20,6 +20,7 @@ import z3
 
 from alias_spec.model.catalogue import Rule, rule, rules_for
 from alias_spec.model.facts import OPS, Facts
+from alias_spec.semantics.lexmin import nearest
 from alias_spec.semantics.z3expr import fact_vars, fires, holds, pin, term
 
 ALIAS, REINTERPRET, INDEX = (
@@ -39,19 +40,6 @@ def _symbolic(profile: str) -> tuple[Mapping[str, z3.ExprRef], z3.BoolRef]:
     profile: building the terms costs more than solving with them."""
     env = fact_vars()
     return env, z3.And(*[holds(r, env) for r in rules_for(profile) if r.fix])
-
-
-def _nearest(opt_target: z3.ArithRef, start: int, constraints: list[z3.BoolRef]) -> int | None:
-    opt = z3.Optimize()
-    opt.add(*constraints)
-    dist = z3.Int("__dist")
-    opt.add(dist >= opt_target - start, dist >= start - opt_target)
-    opt.minimize(dist)
-    # Prefer the smaller value among equally near ones, for a stable answer.
-    opt.minimize(opt_target)
-    if opt.check() != z3.sat:
-        return None
-    return opt.model().eval(opt_target, model_completion=True).as_long()
 
 
 def _key(facts: Facts) -> _Key:
@@ -81,7 +69,7 @@ def _suggest(
     env, ok = _symbolic(profile)
     op = facts.get("op", ALIAS)
     if op == ALIAS:
-        off = _nearest(env["off"], int(facts["off"]), [*pin(env, facts, skip=("off",)), ok])
+        off = nearest(env["off"], int(facts["off"]), [*pin(env, facts, skip=("off",)), ok])
         if off is not None:
             return {"alias_offset_bytes": off}
     elif op == INDEX:
@@ -94,7 +82,7 @@ def _suggest(
     rest = prod(int(d) for d in res_shape[1:])  # type: ignore[arg-type]
     d0 = z3.Int("__d0")
     cons = [*pin(env, facts, skip=("res_elems",)), env["res_elems"] == d0 * rest, d0 >= 1, ok]
-    best = _nearest(d0, int(res_shape[0]), cons)  # type: ignore[arg-type]
+    best = nearest(d0, int(res_shape[0]), cons)  # type: ignore[arg-type]
     return None if best is None else {"result.shape[0]": best}
 
 
@@ -113,7 +101,7 @@ def _index_fix(
         k >= 0,
         ok,
     ]
-    best = _nearest(k, int(facts["idx"]), cons)
+    best = nearest(k, int(facts["idx"]), cons)
     return None if best is None else {"index": best}
 
 

@@ -1,16 +1,20 @@
-"""The one witness search: a model of some constraints, its objectives minimised in order by
-bisection over plain solver calls.
+"""The one witness search: a model of some constraints, its objectives minimised in order.
 
-Every witness and counterexample the project records comes from here: the theorems' models
-(bounded first, ``theorems.py``), the smallest Triton and recipe witnesses
-(``triton_theorems.py``, ``recipe_theorems.py``), the boundary pairs (``boundary.py``) and
-the fuzzer's small witnesses. Constraints are asserted group by group in the order given, so
-a search with no objectives is exactly one solver call on them.
+Every witness, counterexample and nearest point the project records comes from here: the
+theorems' models (bounded first, ``theorems.py``), the smallest Triton and recipe witnesses
+(``triton_theorems.py``, ``recipe_theorems.py``), the boundary pairs and edges
+(``boundary.py``, ``difftest/z3_boundary.py``), the fuzzer's small witnesses, the GPU
+corpus's offsets (``difftest/gpu_corpus.py``) and the nearest fixes (``fix.py``). Constraints
+are asserted group by group in the order given, so a search with no objectives is exactly one
+solver call on them.
 
-z3's Optimize gives up (or takes minutes) on the byte-size products of the view facts, and
-where several models tie it picks one by its own heuristics. Bisecting each objective in
-turn with bounded satisfiability checks is fast on these small values and settles the
-objectives one after the other, so the witness is the same wherever the bisection finishes.
+Two ways to minimise, one interface. :func:`solve` bisects each objective in turn with bounded
+satisfiability checks: z3's Optimize gives up (or takes minutes) on the byte-size products of
+the view facts, and where several models tie it picks one by its own heuristics, while the
+bisection is fast on these small values and settles the objectives one after the other, so the
+witness is the same wherever the bisection finishes. :func:`optimum` hands linear objectives
+(a distance with the non-linear facts pinned, one offset) to z3's Optimize, which is exact and
+fast there; :func:`nearest` is the nearest value of one term to a start.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from alias_spec.model.facts import Facts
 # models depend on the order terms are created in and asserted, so a search that builds some
 # constraints only after asserting others keeps doing so, and keeps its witnesses.
 Group = Sequence[z3.BoolRef] | Callable[[], Sequence[z3.BoolRef]]
+# Objectives, or a function building them once every group is asserted (same reason).
+Objectives = Sequence[z3.ArithRef] | Callable[[], Sequence[z3.ArithRef]]
 
 
 class Found(NamedTuple):
@@ -35,7 +41,7 @@ class Found(NamedTuple):
 
     result: z3.CheckSatResult
     model: z3.ModelRef | None
-    solver: z3.Solver
+    solver: z3.Solver | z3.Optimize
     # Every bisection step was decided (sat or unsat): the objectives are proved minimal. A
     # step that timed out counts as no improvement and leaves this False.
     exact: bool = True
@@ -102,3 +108,48 @@ def lex_minimize(
     """A model of ``query`` minimising ``objectives`` in order, or None when ``query`` has no
     model the solver finds (:func:`solve` on one constraint)."""
     return solve([query], objectives=objectives, timeout_ms=timeout_ms).model
+
+
+def optimum(
+    *groups: Group,
+    minimize: Objectives = (),
+    maximize: Objectives = (),
+    timeout_ms: int | None = None,
+) -> Found:
+    """z3's Optimize on the constraint ``groups`` (asserted one group at a time, in order):
+    ``minimize`` then ``maximize``, each in order, lexicographically. For linear objectives
+    only (see the module's note); ``exact`` is False when the answer is not ``sat``. Without a
+    time limit it runs until z3 decides."""
+    opt = z3.Optimize()
+    if timeout_ms is not None:
+        opt.set("timeout", timeout_ms)
+    for group in groups:
+        opt.add(*(group() if callable(group) else group))
+    for obj in minimize() if callable(minimize) else minimize:
+        opt.minimize(obj)
+    for obj in maximize() if callable(maximize) else maximize:
+        opt.maximize(obj)
+    result = opt.check()
+    if result != z3.sat:
+        return Found(result, None, opt, False)
+    return Found(result, opt.model(), opt)
+
+
+def nearest(
+    target: z3.ArithRef,
+    start: int,
+    constraints: Sequence[z3.BoolRef],
+    timeout_ms: int | None = None,
+) -> int | None:
+    """The value of ``target`` nearest ``start`` under ``constraints`` (the smaller of two
+    equally near ones, so the answer is stable), or None when none satisfies them."""
+    dist = z3.Int("__dist")
+    found = optimum(
+        constraints,
+        [dist >= target - start, dist >= start - target],
+        minimize=[dist, target],
+        timeout_ms=timeout_ms,
+    )
+    if found.model is None:
+        return None
+    return found.model.eval(target, model_completion=True).as_long()

@@ -10,6 +10,9 @@ from collections.abc import Mapping
 RECIPE_FACTS = ('tv', 'res_rank', 'res_d0_pow2', 'res_tail_pow2', 'res_layout_rank', 'res_layout_bits', 'src_sub', 'src_lead_pow2', 'src_alloc_pow2', 'src_layout_full', 'src_model', 'gran')
 OFFSET_FIXABLE = frozenset(('alias.offset.nonneg',))
 SIZE_FIXABLE = frozenset(('alias.range.fits',))
+HINTS = {
+    'alias.range.fits': 'make the result smaller',
+}
 
 
 def _support_shape_rank(f: Mapping[str, int | bool]) -> dict | None:

@@ -25,20 +25,10 @@ from alias_spec.frontend.tle.place import (
 )
 from alias_spec.generated import alias_checks, recipes
 from alias_spec.model import dsl
+from alias_spec.model.describe import describe
 from alias_spec.model.facts import INT32_MAX, Facts, expand
 
 MAX_RUNS = 64  # footprint runs tried on each side of the requested offset
-
-STATIC_FIXES = {
-    "alias.source.kind": "pass a shared-memory descriptor (from tle.gpu.alloc or Gluon) as alias",
-    "alias.init_value": "drop init_value; store into the alias after creating it if needed",
-    "alias.scope.smem": "use scope=tle.smem and a shared-memory source",
-    "alias.space.match": "use scope=tle.smem and a shared-memory source",
-    "alias.mutability": "alias a mutable descriptor",
-    "alias.offset.constexpr": "pass a Python int or a gl.constexpr as alias_offset_bytes",
-    "alias.dtype.addressable": "use a dtype of at least 8 bits",
-    "alias.size.static": "give shape static, non-negative int dims",
-}
 
 
 @cache
@@ -198,8 +188,10 @@ def nearest_d0(facts: Facts, profile: str, res_shape: Sequence[object]) -> int |
     return lo
 
 
-def _fmt(values: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in values.items())
+def _values(values: dict[str, Any]) -> str:
+    """A violation's values in the words of the call (offset, result bytes, ...), not the
+    spec's fact names."""
+    return f" ({describe(values)})" if values else ""
 
 
 def reject(
@@ -224,7 +216,8 @@ def reject(
             fix_d0 = nearest_d0(facts, profile, res_shape)
     for v in violations:
         if v.rule not in recipes.OFFSET_FIXABLE:
-            text = STATIC_FIXES.get(v.rule, "see docs/guides/gluon-frontend.md")
+            # The catalogue's advice for the rule (generated beside the recipes).
+            text = recipes.HINTS.get(v.rule, "see docs/guides/gluon-frontend.md")
         elif fix.offset is not None:
             text = f"alias_offset_bytes={fix.offset}"
         elif fix_d0 is not None:
@@ -239,8 +232,7 @@ def reject(
                 "no alias_offset_bytes near the requested one works; alias a larger or "
                 "better-aligned source"
             )
-        detail = f" ({_fmt(v.values)})" if v.values else ""
-        lines.append(f"  [{v.rule}] {v.message}{detail}; fix: {text}")
+        lines.append(f"  [{v.rule}] {v.message}{_values(dict(v.values))}; fix: {text}")
     lines += [f"  note: {n}" for n in notes]
     return TLEError(lines, [v.rule for v in violations])
 
@@ -257,8 +249,7 @@ def unsupported(
         if check == "base.align16" and rfacts is not None:
             best = nearest_offset(rfacts, profile, lowering_too=True).offset
             fix = f"alias_offset_bytes={best}" if best is not None else fix
-        detail = f" ({_fmt(values)})" if values else ""
-        lines.append(f"  [lowering.unsupported] {check}: {reason}{detail}; fix: {fix}")
+        lines.append(f"  [lowering.unsupported] {check}: {reason}{_values(values)}; fix: {fix}")
     return TLEError(lines, ["lowering.unsupported"] * len(reasons))
 
 
