@@ -20,7 +20,7 @@ from triton.experimental.gluon import language as gl  # noqa: E402
 
 from alias_spec.frontend import tle  # noqa: E402
 from alias_spec.frontend.compile import compile_for  # noqa: E402
-from alias_spec.model.reuse import SMEM_PER_BLOCK  # noqa: E402
+from alias_spec.model.reuse import MAX_BUFFERS, MAX_PHASES, MAX_USES, SMEM_PER_BLOCK  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import reuse_matmul as rm  # noqa: E402
@@ -77,6 +77,17 @@ def test_groups_declare_the_same() -> None:
         (lambda: tle.gpu.reuse_plan([tle.gpu.buffer("a", [64], gl.float32, "swizzled")],
                                     uses={"a": "x"}, phases=["x"]),
          "buffers.a.layout must be a Gluon shared layout"),
+
+        (lambda: _plan(uses={"a": "p0", "b": "p0"},
+                       phases=[f"p{i}" for i in range(MAX_PHASES + 1)]),
+         f"phases: at most {MAX_PHASES} phases, got {MAX_PHASES + 1}"),
+        (lambda: _plan(uses={"a": ["x"] * MAX_USES, "b": "x"}, phases=["x"]),
+         f"uses: at most {MAX_USES} (buffer, phase) uses in all"),
+        (lambda: tle.gpu.reuse_plan([tle.gpu.buffer(f"b{i}", [64], gl.float32)
+                                     for i in range(MAX_BUFFERS + 1)],
+                                    uses={f"b{i}": "x" for i in range(MAX_BUFFERS + 1)},
+                                    phases=["x"]),
+         f"buffers: at most {MAX_BUFFERS} buffers, got {MAX_BUFFERS + 1}"),
     ],
 )  # fmt: skip
 def test_bad_declarations_fail_where_the_plan_is_built(build: Any, problem: str) -> None:

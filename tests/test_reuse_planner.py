@@ -189,3 +189,78 @@ def test_root_alignment_covers_every_buffer() -> None:
         reuse.root_swizzle(d(reuse.buffer("a", [64], 16, alignment=2048)))
     assert exc.value.field == "buffers.a.layout"
     assert reuse.buffer("a", [64], 16, alignment=256).align == 256
+
+
+def _one_phase(n: int) -> tuple[list[reuse.Buffer], dict[str, str]]:
+    return [reuse.buffer(f"b{i}", [16], 8) for i in range(n)], {f"b{i}": "p" for i in range(n)}
+
+
+def _over_buffers() -> None:
+    bufs, uses = _one_phase(reuse.MAX_BUFFERS + 1)
+    reuse.declare(bufs, uses=uses, phases=["p"])
+
+
+def _over_phases() -> None:
+    phases = [f"p{i}" for i in range(reuse.MAX_PHASES + 1)]
+    reuse.declare([reuse.buffer("a", [16], 8)], uses={"a": "p0"}, phases=phases)
+
+
+def _over_uses() -> None:
+    # Counted as written: a phase named again counts again (the input is what is bounded).
+    many = ["p"] * (reuse.MAX_USES + 1)
+    reuse.declare([reuse.buffer("a", [16], 8)], uses={"a": many}, phases=["p"])
+
+
+def _over_paddings() -> None:
+    reuse.buffer("a", [64], 16, padding=[[2**i, 1] for i in range(1, reuse.MAX_PADDINGS + 2)])
+
+
+def _over_depth() -> None:
+    g: Group | str = "a"
+    for _ in range(reuse.MAX_DEPTH + 1):
+        g = Group("shared", (g,))
+    reuse.declare([reuse.buffer("a", [16], 8)], groups=g)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "call,field,text",
+    [
+        (_over_buffers, "buffers", f"at most {reuse.MAX_BUFFERS} buffers, got 257"),
+        (_over_phases, "phases", f"at most {reuse.MAX_PHASES} phases, got 65537"),
+        (_over_uses, "uses", f"at most {reuse.MAX_USES} (buffer, phase) uses"),
+        (_over_paddings, "buffers.a.layout", "at most 8 pairs"),
+        (_over_depth, "groups", "deeper than 16"),
+    ],
+)
+def test_each_bound_is_one_error_line_naming_the_field(call, field: str, text: str) -> None:
+    with pytest.raises(ReuseError) as exc:
+        call()
+    line = str(exc.value)
+    assert exc.value.field == field and line.startswith(f"{field}: ")
+    assert text in line and "\n" not in line and len(line) < 200
+
+
+def test_bounds_are_the_documented_ones() -> None:
+    # The reuse planner guide states these numbers; a change must change it too.
+    bounds = (reuse.MAX_BUFFERS, reuse.MAX_PHASES, reuse.MAX_USES, reuse.MAX_PADDINGS)
+    assert bounds == (256, 65536, 1048576, 8) and reuse.MAX_DEPTH == 16
+
+
+def test_many_phases_within_the_bound_plan() -> None:
+    """4 buffers over 2,000 phases, each in use in every fourth phase from its own: a and c
+    share phases, as do b and d (the benchmark's shape, smaller; its timing is benchmarks/)."""
+    phases = [f"p{i}" for i in range(2000)]
+    bufs = [reuse.buffer(n, [256], 8) for n in "abcd"]
+    uses = {n: phases[i % 2 :: 2] for i, n in enumerate("abcd")}
+    d = reuse.declare(bufs, uses=uses, phases=phases)
+    assert reuse.conflicts(d) == {frozenset("ac"), frozenset("bd")}
+    p = plan(d)
+    assert p.total == 512 and p.optimal and reuse.verify(d, dict(p.offsets), p.total) == []
+
+
+def test_groups_nest_exactly_max_depth_deep() -> None:
+    g: Group | str = "a"
+    for _ in range(reuse.MAX_DEPTH):
+        g = Group("shared", (g,))
+    d = reuse.declare([reuse.buffer("a", [16], 8)], groups=g)  # type: ignore[arg-type]
+    assert plan(d).total == 16

@@ -201,7 +201,7 @@ def _group(value: Any, names: set[str], seen: list[str], depth: int) -> Group | 
             raise ReuseError("groups", f"unknown buffer {shown(value)}")
         seen.append(value)
         return value
-    if depth > MAX_DEPTH:
+    if depth >= MAX_DEPTH:  # the outermost group is at depth 0: MAX_DEPTH groups nest
         raise ReuseError("groups", f"groups nest deeper than {MAX_DEPTH}")
     if (
         not isinstance(value, Group)

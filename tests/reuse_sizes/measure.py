@@ -1,6 +1,6 @@
 """Triton's own allocation size for one shared buffer of each layout kind, measured.
 
-    python measure.py            # prints one JSON object: the release and each case's bytes
+    python measure.py            # prints one JSON object: the release, date, each case's bytes
     python measure.py --out F    # writes it to F
 
 Needs only Triton (3.6 or later): each case is a small Gluon kernel holding one
@@ -14,6 +14,7 @@ reuse planner's physical model.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import sys
@@ -35,6 +36,7 @@ CASES: dict[str, tuple[list[int], str, dict[str, Any]]] = {
     "nvmma128_f16": ([64, 64], "float16", {"kind": "nvmma", "swizzle": 128, "bits": 16}),
     "nvmma64_f16_t": ([64, 32], "float16", {"kind": "nvmma", "swizzle": 64, "bits": 16,
                                             "transposed": True}),
+    "nvmma32_bf16": ([32, 16], "bfloat16", {"kind": "nvmma", "swizzle": 32, "bits": 16}),
     "nvmma128_i8": ([64, 128], "int8", {"kind": "nvmma", "swizzle": 128, "bits": 8}),
     "nvmma0_f32": ([16, 32], "float32", {"kind": "nvmma", "swizzle": 0, "bits": 32}),
     "padded_64p8_f16": ([64, 64], "float16", {"kind": "padded", "pairs": [[64, 8]],
@@ -118,7 +120,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="write the JSON here (default: stdout)")
     args = ap.parse_args()
-    result = {"triton": triton.__version__, "target": "sm_90",
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    result = {"triton": triton.__version__, "target": "sm_90", "date": date,
               "bytes": {name: measure(name) for name in CASES}}  # fmt: skip
     text = json.dumps(result, indent=1, sort_keys=True) + "\n"
     if args.out:
