@@ -11,8 +11,13 @@ line (``cli``, ``gen``). Names below load lazily so the frontend never pulls in 
 
 from __future__ import annotations
 
-from importlib import import_module
+from importlib import import_module, metadata
 from typing import Any
+
+try:  # the installed distribution's version, which pyproject.toml sets
+    __version__ = metadata.version("tle-alias-spec")
+except metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
+    __version__ = "0.2.0"
 
 _EXPORTS = {
     "DEFAULT_PROFILE": "alias_spec.model.catalogue",

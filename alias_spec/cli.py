@@ -226,6 +226,13 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_schema(args: argparse.Namespace) -> int:
+    from alias_spec.model.schema import schema_text
+
+    _out(schema_text().rstrip("\n"))
+    return 0
+
+
 def _err(text: str) -> None:
     """A progress or summary line on stderr, flushed at once."""
     print(_printable(text, sys.stderr), file=sys.stderr, flush=True)
@@ -480,6 +487,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="the rules as JSON, formulas included")
     r.set_defaults(func=cmd_rules)
 
+    sc = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of a request",
+        description="Print the JSON Schema (draft 2020-12) of what check reads: one request or "
+        "a non-empty list of requests. It is generated from the request models "
+        "(alias_spec/model/schema.py) and published as docs/request.schema.json. It says what "
+        "is a request, not what is valid: values the rules judge are allowed.",
+    )
+    sc.set_defaults(func=cmd_schema)
+
     pr = sub.add_parser(
         "prove",
         help="prove the theorems about the rules (z3 and cvc5)",
@@ -510,7 +527,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write every file generated from the catalogue: the checks under "
         "alias_spec/generated/ (alias_checks.py, alias_rules.h, MemDescAliasOpVerify.cpp, "
         "recipes.py) and the docs pages (docs/rules/*.md, docs/profiles.md, docs/theorems.md, "
-        "docs/guides/lowering-recipes.md, docs/data/examples.json). With --check nothing is "
+        "docs/guides/lowering-recipes.md, docs/data/examples.json, docs/request-schema.md, "
+        "docs/request.schema.json). With --check nothing is "
         "written: exit 1 and list the stale files if any differs from what the catalogue "
         "generates, else 0.",
     )

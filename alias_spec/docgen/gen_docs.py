@@ -26,6 +26,7 @@ from alias_spec.docgen.profiles import profiles_page
 from alias_spec.docgen.rules import rule_page, rules_index
 from alias_spec.docgen.theorems import THEOREMS_JSON, load_theorems, theorems_page
 from alias_spec.model.catalogue import RULES, Rule
+from alias_spec.model.schema import SCHEMA_JSON, SCHEMA_PAGE, schema_page, schema_text
 
 __all__ = ["InputError", "rule_pages", "targets"]
 
@@ -43,6 +44,8 @@ def targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
         ("docs/profiles.md", lambda: profiles_page(examples)),
         ("docs/theorems.md", lambda: theorems_page(load_theorems(root / THEOREMS_JSON))),
         (LOWERING_GUIDE, lambda: lowering_guide(guide)),
+        (SCHEMA_JSON, schema_text),  # the request schema, published on the site
+        (SCHEMA_PAGE, schema_page),
     ]
     out += rule_pages(examples)
     return out

@@ -28,6 +28,10 @@ JSON_DEFAULTS: dict[str, dict[str, Any]] = {
     "swizzled": {"vec": 1, "per_phase": 1, "max_phase": 1, "order": []},
     "nvmma": {"swizzle_bytes": 128, "transposed": False, "element_bitwidth": 0, "rank": 2},
 }
+# Renamed JSON layout fields: old name -> (kind, new name). The old name is read as the new one,
+# with a deprecation note, for one minor version (0.2.x: element_bits, renamed in 0.2.0).
+RENAMED: dict[str, tuple[str, str]] = {"element_bits": ("nvmma", "element_bitwidth")}
+RENAMED_UNTIL = "0.3.0"
 # Attribute parameters the model reads, per attribute; any other parameter is kept as written
 # (blanks removed) so that it still tells encodings apart, unless it has its default value.
 _READ = {
@@ -193,12 +197,35 @@ def _cta(rank: int | None, given: dict[str, str], fld: str) -> tuple[tuple[int, 
     return tuple(out) if any(out) else ()
 
 
-def _json(value: dict[str, Any], fld: str) -> Layout:
+def _renamed(value: dict[str, Any], kind: str, fld: str, notes: list[str] | None) -> dict[str, Any]:
+    """``value`` with each old field name of ``kind`` read as its new name (and a note saying
+    so); both names given with different values is an error naming the old one."""
+    out = dict(value)
+    for old, (old_kind, new) in RENAMED.items():
+        if old_kind != kind or old not in value:
+            continue
+        if new in value and value[new] != value[old]:
+            raise RequestError(
+                f"{fld}.{old}",
+                f"deprecated name of {new} and differs from it "
+                f"({shown(value[old])} vs {shown(value[new])}); give only {new}",
+            )
+        out[new] = out.pop(old)
+        if notes is not None:
+            notes.append(
+                f"{fld}.{old} is deprecated, read as {new} (renamed in 0.2.0; the old name "
+                f"is refused from {RENAMED_UNTIL})"
+            )
+    return out
+
+
+def _json(value: dict[str, Any], fld: str, notes: list[str] | None = None) -> Layout:
     kind = value.get("kind")
     if not isinstance(kind, str) or kind not in JSON_DEFAULTS:
         raise RequestError(
             f"{fld}.kind", f"layout kind must be 'swizzled' or 'nvmma', got {shown(kind)}"
         )
+    value = _renamed(value, kind, fld, notes)
     defaults = JSON_DEFAULTS[kind]
     for key in value:
         if key != "kind" and key not in defaults:
@@ -276,14 +303,19 @@ def _attribute(name: str, body: str, text: str, fld: str) -> Layout:
     )
 
 
-def parse_layout(value: Any, field: str, aliases: dict[str, str] | None = None) -> Layout | None:
+def parse_layout(
+    value: Any,
+    field: str,
+    aliases: dict[str, str] | None = None,
+    notes: list[str] | None = None,
+) -> Layout | None:
     """A layout given as a JSON object, MLIR attribute text or an attribute alias name (looked
     up in ``aliases``); None for no layout. A value that is no layout is a RequestError naming
-    ``field`` (and the parameter)."""
+    ``field`` (and the parameter). A deprecated JSON field name adds a line to ``notes``."""
     if value is None:
         return None
     if isinstance(value, dict):
-        return _json(value, field)
+        return _json(value, field, notes)
     if not isinstance(value, str):
         raise RequestError(
             field, f"layout must be an object or MLIR text, got {type(value).__name__}"
