@@ -19,9 +19,10 @@ partly judged or unreadable). Without arguments ``install`` reads ALIAS_SPEC_PLA
 ALIAS_SPEC_PLAN_OUT (the directory). Without touching the code under test:
 
     python -m alias_spec.plan.hook [--mode M] [--out DIR] script.py|-m module [ARGS...]
-    ALIAS_SPEC_PLAN=raise python -m pytest -p alias_spec.plan.hook
+    ALIAS_SPEC_PLAN=raise python -m pytest
 
-(the pytest plugin also takes ``--alias-spec-plan=MODE`` and ``--alias-spec-plan-out=DIR``).
+(the pytest plugin, a ``pytest11`` entry point of the installed package that is inert
+until switched on, also takes ``--alias-spec-plan=MODE`` and ``--alias-spec-plan-out=DIR``).
 Importing ``alias_spec.plan`` installs nothing. With no GPU, ``compile_only`` lets
 ``kernel.warmup`` compile (for sm_90 by default) through the same path, so the hook runs too.
 """
@@ -399,7 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-# The pytest plugin (``-p alias_spec.plan.hook``): pytest finds these functions by name.
+# The pytest plugin (the package's pytest11 entry point, or ``-p alias_spec.plan.hook`` where
+# the package is on the path but not installed): pytest finds these functions by name.
 
 
 def pytest_addoption(parser: Any) -> None:
