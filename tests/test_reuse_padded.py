@@ -12,6 +12,7 @@ allocation. The same reading of the old placement's kernel finds the overlap.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from itertools import pairwise
@@ -118,3 +119,15 @@ def test_kernel_script_compiles_without_a_gpu(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert '"second_at": 9200' in out and '"second_at": 8192' in out
     assert gl.PaddedSharedLayout  # the layout kind this file is about exists on this release
+
+
+def test_committed_h200_result_shows_the_padded_case() -> None:
+    """The padded pair as measured on an H200 (``tests/gpu/reuse_padded_kernel.py --seeded``):
+    placed at its physical footprint it is byte-exact; at the old logical offsets the first
+    buffer loses the values under the second's rows (56 of the 448 lie in its padding)."""
+    path = Path(__file__).resolve().parent / "gpu" / "results" / "reuse_padded_h200.json"
+    doc = json.loads(path.read_text())
+    assert "H200" in doc["device"] and doc["triton"].startswith("3.6"), doc
+    planned, seeded = doc["planned"], doc["seeded"]
+    assert (planned["second_at"], planned["shared"], planned["wrong"]) == (9200, 18400, 0)
+    assert (seeded["second_at"], seeded["wrong_a"], seeded["wrong_b"]) == (8192, 392, 0)
