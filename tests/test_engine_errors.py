@@ -82,3 +82,47 @@ def test_the_registry_says_why_before_building(tmp_path: Path, monkeypatch) -> N
     why = registry.unavailable("cpp")
     assert why is not None and "nonexistent" in why
     assert registry.unavailable("python") is None
+
+
+# --- lint and the solver: only a missing z3 falls back to advice --------------------------------
+
+_LAYOUT = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
+_SRC = f"!ttg.memdesc<64xi8, {_LAYOUT}, #ttg.shared_memory, mutable>"
+_RES = f"!ttg.memdesc<16xi8, {_LAYOUT}, #ttg.shared_memory, mutable>"
+# An alias 56 bytes into a 64-byte buffer: 16 bytes do not fit (alias.range.fits, fix 48).
+OVERRUN = (
+    "module {\n  tt.func @f() {\n"
+    f"    %a = ttg.local_alloc : () -> {_SRC}\n"
+    f'    %o = "tle.memdesc_alias"(%a) {{offset_bytes = 56 : i64}} : ({_SRC}) -> {_RES}\n'
+    "    tt.return\n  }\n}\n"
+)
+
+
+def _fits_fix() -> str:
+    from alias_spec.lint import lint
+
+    report = lint.lint_text(OVERRUN, "t.ttgir", "safe")
+    return next(f.fix for f in report.findings if f.rule == "alias.range.fits")
+
+
+def test_lint_fix_comes_from_the_solver() -> None:
+    assert _fits_fix() == "use offset_bytes = 48"
+
+
+def test_lint_without_z3_gives_the_rules_advice(monkeypatch: pytest.MonkeyPatch) -> None:
+    from alias_spec.model.catalogue import rule
+
+    # A module set to None in sys.modules cannot be imported (ImportError), as without z3.
+    monkeypatch.setitem(sys.modules, "alias_spec.semantics.fix", None)
+    assert _fits_fix() == rule("alias.range.fits").hint
+
+
+def test_lint_does_not_hide_a_solver_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from alias_spec.semantics import fix
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("solver broke")
+
+    monkeypatch.setattr(fix, "suggest", broken)
+    with pytest.raises(RuntimeError, match="solver broke"):
+        _fits_fix()

@@ -42,7 +42,6 @@ reference and the facts on which they do.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import multiprocessing
@@ -110,11 +109,15 @@ def canonical(req: Any) -> dict[str, Any] | None:
     if not isinstance(req, dict):
         return None
     out = _copy(req)
+    # A memory-space alias resolves by the request's own definitions (never by its name).
+    aliases = out.get("attributes")
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        aliases = None
     for who in ("source", "result"):
         side = out.get(who)
         if isinstance(side, str):
             try:
-                out[who] = parse_memdesc(side, who)
+                out[who] = parse_memdesc(side, who, aliases)
             except RequestError:
                 return None
         elif not isinstance(out.get(who), dict):
@@ -472,35 +475,6 @@ def lint_function(req: dict[str, Any], fname: str, names: _Names, out: str = "%o
     return "\n".join(lines)
 
 
-@contextlib.contextmanager
-def _lint_probe(records: list[tuple[str, Any, str, frozenset[str]]]) -> Iterator[None]:
-    """Record, for every view lint judges, the op's result name, the facts, profile and unknown
-    facts it judges with. Fix suggestions (z3) are not compared and are switched off."""
-    from alias_spec.lint import lint as lint_mod
-
-    current: list[str | None] = [None]
-    real_request, real_judge, real_fix = lint_mod._request, lint_mod.judge_facts, lint_mod._fix
-
-    def request(op: Any, *args: Any, **kw: Any) -> Any:
-        current[0] = op.result
-        return real_request(op, *args, **kw)
-
-    def judge(facts: Any, profile: str, unknown: frozenset[str]) -> Any:
-        # The first judgement after a view's request is that view at one place; later ones
-        # (where a stock view lands in its allocation) judge other requests.
-        if current[0] is not None:
-            records.append((current[0], dict(facts), profile, frozenset(unknown)))
-            current[0] = None
-        return real_judge(facts, profile, unknown)
-
-    lint_mod._request, lint_mod.judge_facts = request, judge
-    lint_mod._fix = lambda *a, **k: ""
-    try:
-        yield
-    finally:
-        lint_mod._request, lint_mod.judge_facts, lint_mod._fix = real_request, real_judge, real_fix
-
-
 def lint_outcomes(
     reqs: Sequence[dict[str, Any] | None], profiles: Sequence[str]
 ) -> list[Outcome | None]:
@@ -522,12 +496,11 @@ def lint_outcomes(
     for profile, mod in modules.items():
         if not mod.funcs:
             continue
-        records: list[tuple[str, Any, str, frozenset[str]]] = []
-        with _lint_probe(records):
-            report = lint_mod.lint_text(mod.text(), "request", profile)
+        # Fixes (z3) are not compared: each finding gets its rule's advice instead.
+        report = lint_mod.lint_text(mod.text(), "request", profile, fixes=False)
         seen: dict[str, list[tuple[Any, frozenset[str]]]] = {}
-        for name, facts, _, unknown in records:
-            seen.setdefault(name, []).append((facts, unknown))
+        for j in report.judged:  # each view at each place lint judged it at
+            seen.setdefault(j.result, []).append((j.facts, j.unknown))
         findings: dict[str, list[str]] = {}
         for f in report.findings:
             findings.setdefault(f.result, []).append(f.rule)
@@ -549,7 +522,7 @@ def lint_outcomes(
 def _lint_range_prefix() -> str:
     from alias_spec.lint import lint as lint_mod
 
-    return str(getattr(lint_mod, "RANGE_PREFIX", "alias.range."))
+    return lint_mod.RANGE_PREFIX
 
 
 # --- the frontend call --------------------------------------------------------------------
@@ -851,6 +824,17 @@ def _lint_profile(i: int) -> str:
     return list(PROFILES)[i % len(PROFILES)]
 
 
+def _compare_engine(
+    res: Result, item: tuple[str, Any], engine: str, profile: str, want: Any, have: Any
+) -> None:
+    """A divergence when ``engine``'s rule ids on the reference facts are not the
+    interpreter's."""
+    if want != have:
+        res.divergences.append(
+            Divergence(item[0], item[1], "interp", engine, "engine", {profile: [want, have]})
+        )
+
+
 class Runner:
     def __init__(self, options: Options | None = None) -> None:
         self.opt = options or Options()
@@ -1045,20 +1029,11 @@ class Runner:
                         res.fired[(profile, r, "fires")] += 1
                     elif self._guard(r, ref.facts):
                         res.fired[(profile, r, "holds")] += 1
-                have = self.python(ref.facts, profile)
                 res.coverage["engine interp"] += 1
                 res.coverage["engine python"] += 1
-                if want != have:
-                    res.divergences.append(
-                        Divergence(
-                            items[i][0],
-                            items[i][1],
-                            "interp",
-                            "python",
-                            "engine",
-                            {profile: [want, have]},
-                        )
-                    )
+                _compare_engine(
+                    res, items[i], "python", profile, want, self.python(ref.facts, profile)
+                )
                 if in_int64(ref.facts):
                     cpp_jobs.setdefault(profile, []).append(i)
             if self.opt.z3_every and (start + i) % self.opt.z3_every == 0:
@@ -1070,30 +1045,15 @@ class Runner:
             got = cpp_batch([Case(refs[i].facts, profile, "request") for i in idx])  # type: ignore[arg-type]
             res.coverage["engine cpp"] += len(idx)
             for i, have in zip(idx, got, strict=True):
-                want = interp_out[(i, profile)]
-                if want != have:
-                    res.divergences.append(
-                        Divergence(
-                            items[i][0],
-                            items[i][1],
-                            "interp",
-                            "cpp",
-                            "engine",
-                            {profile: [want, have]},
-                        )
-                    )
+                _compare_engine(res, items[i], "cpp", profile, interp_out[(i, profile)], have)
 
     def _z3(
         self, res: Result, item: tuple[str, Any], ref: Outcome, profile: str, want: Any
     ) -> None:
         if not satisfies_invariants(ref.facts):  # type: ignore[arg-type]
             return
-        have = z3_solver(ref.facts, profile)  # type: ignore[arg-type]
         res.coverage["engine z3"] += 1
-        if have != want:
-            res.divergences.append(
-                Divergence(item[0], item[1], "interp", "z3", "engine", {profile: [want, have]})
-            )
+        _compare_engine(res, item, "z3", profile, want, z3_solver(ref.facts, profile))  # type: ignore[arg-type]
 
     def run(self, items: Sequence[tuple[str, Any]], chunk: int = 1000, workers: int = 1) -> Result:
         """Every request through every path; ``workers`` processes (forked) share the chunks."""

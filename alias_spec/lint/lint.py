@@ -52,7 +52,12 @@ from alias_spec.model.facts import elem_bytes
 from alias_spec.model.request import Request, parse_request
 from alias_spec.model.unknown import BYTE_FACTS as BYTE_FACTS
 from alias_spec.model.unknown import LAYOUT_FACTS as LAYOUT_FACTS
-from alias_spec.model.unknown import PLACEMENT_FACTS, judge_facts, unmodelled_facts
+from alias_spec.model.unknown import (
+    PLACEMENT_FACTS,
+    judge_facts,
+    unjudged_rules,
+    unmodelled_facts,
+)
 from alias_spec.model.verdict import Violation
 
 TOOL = "alias-spec lint"
@@ -85,6 +90,16 @@ NOTICES: dict[str, tuple[str, str]] = {
 Notice = Note
 
 
+@dataclass(frozen=True)
+class Judged:
+    """One view judged at one place: its op's result, the facts and the facts it could not
+    know that it was judged with (what the request-level differential compares)."""
+
+    result: str
+    facts: dict[str, Any]
+    unknown: frozenset[str]
+
+
 @dataclass
 class Report:
     path: str
@@ -92,6 +107,7 @@ class Report:
     views: int = 0
     findings: list[Finding] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
+    judged: list[Judged] = field(default_factory=list)
 
     @property
     def notes(self) -> list[str]:
@@ -112,11 +128,9 @@ def _fix(rule_id: str, op: Op, facts: dict[str, Any], profile: str, res_shape: A
         shape = res_shape if isinstance(res_shape, list) else None
         try:
             from alias_spec.semantics.fix import suggest
-
-            got = suggest(facts, profile, r, shape)
-        except Exception:  # no solver available: fall back to advice
-            got = None
-        text = _fix_text(got, facts, shape)
+        except ImportError:  # z3 is not installed: the rule's advice instead
+            return _hint(rule_id)
+        text = _fix_text(suggest(facts, profile, r, shape), facts, shape)
         if text is not None:
             return text
     return _hint(rule_id)
@@ -140,10 +154,9 @@ def _implied(facts: dict[str, Any], profile: str, ids: list[str]) -> dict[str, s
         return {}
     try:
         from alias_spec.semantics.fix import implied_by
-
-        return implied_by(facts, profile, ids)
-    except Exception:  # no solver available: every finding stands on its own
+    except ImportError:  # z3 is not installed: every finding stands on its own
         return {}
+    return implied_by(facts, profile, ids)
 
 
 def _escapes(place: Place, src: dict[str, Any], facts: dict[str, Any]) -> bool:
@@ -488,7 +501,7 @@ def _unread(op: Op, fn: Function) -> str | None:
     return None
 
 
-def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
+def _judge(op: Op, tracer: _Tracer, report: Report, profile: str, fixes: bool) -> None:
     aliases = tracer.aliases
     unread = _unread(op, tracer.fn)
     if unread is not None:
@@ -525,6 +538,15 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
         parsed = parse_request(request)
         unknown = _unknown(op, place, here, parsed)
         violations, not_judged = judge_facts(parsed.facts, profile, unknown)
+        if by_root and here is not None:
+            # A chain step's range rules are judged where the chain lands in its root, which
+            # bytes the spec does not model cannot place: its offset and sizes there are unknown.
+            landing = frozenset({"off", "src_elems", "res_elems"})
+            unplaced = [r for r in unjudged_rules(parsed.facts, profile, landing)
+                        if r.startswith(RANGE_PREFIX)]  # fmt: skip
+            violations = [v for v in violations if v.rule not in unplaced]
+            not_judged = list(dict.fromkeys([*not_judged, *unplaced]))
+        report.judged.append(Judged(shown(op.result), dict(parsed.facts), unknown))
         escapes = here is None and _escapes(place, src, parsed.facts)
         lands = _landings(op, place, src, res, consts) if by_root and here is None else None
         # (violation, the facts it was judged on, what implies it on those facts)
@@ -566,7 +588,7 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str) -> None:
                 column=op.column,
                 values=dict(v.values),
                 values_text=describe(dict(v.values)),
-                fix=_fix(v.rule, op, facts, profile, res.get("shape")),
+                fix=_fix(v.rule, op, facts, profile, res.get("shape")) if fixes else _hint(v.rule),
                 source=op.loc,
                 level=("error" if escapes else "warning")
                 if rule_id.startswith("alias.range")
@@ -646,7 +668,9 @@ def _notice(op: Op, kind: str, message: str) -> Notice:
                 op=op.name, result=shown(op.result))  # fmt: skip
 
 
-def lint_module(module: Module, path: str, profile: str) -> Report:
+def lint_module(module: Module, path: str, profile: str, fixes: bool = True) -> Report:
+    """Every judged op of ``module``; ``fixes=False`` gives each finding its rule's advice
+    instead of asking z3 for the nearest fix."""
     report = Report(path, profile)
     for fn in module.functions:
         tracer = _Tracer(fn, module.aliases)
@@ -655,7 +679,7 @@ def lint_module(module: Module, path: str, profile: str) -> Report:
             if op.name not in JUDGED:
                 continue
             try:
-                _judge(op, tracer, report, profile)
+                _judge(op, tracer, report, profile, fixes)
             except (RequestError, ValueError) as exc:
                 report.notices.append(_notice(op, "lint.unread", f"not judged: {exc}"))
     return report
@@ -700,8 +724,8 @@ def to_sarif(report: Report) -> dict[str, Any]:
     return out.to_sarif(_run(report))
 
 
-def lint_text(text: str, path: str, profile: str) -> Report:
-    return lint_module(read_module(text), path, profile)
+def lint_text(text: str, path: str, profile: str, fixes: bool = True) -> Report:
+    return lint_module(read_module(text), path, profile, fixes)
 
 
 def exit_status(report: Report) -> int:

@@ -1,8 +1,11 @@
 """A violation's values as a Triton user reads them: bytes, element widths, memory spaces and
 op names instead of the internal fact names (``off=4097, res_eb=2`` reads "offset 4097 B,
 result element 2 B"). Enumerations are named from ``facts`` (SPACES, SCOPES, OPS), and the
-source view's physical footprint (its runs and strides) is described in words. JSON output
-keeps the raw values; this is the text beside them."""
+source view's physical footprint (its runs and strides) is described in words.
+
+Two forms, from one table per value: :func:`describe`, a line of phrases (the command line's
+and the frontend's text), and :func:`named`, the values keyed by names a user reads (the
+request's own field where it has one, ``alias_offset_bytes``), for JSON."""
 
 from __future__ import annotations
 
@@ -61,11 +64,65 @@ PHRASES: dict[str, Callable[[Value], str]] = {
     "res_alloc_rank": _num("result alloc rank {v}"),
     "src_lay_rank": _num("source layout rank {v}"),
     "res_lay_rank": _num("result layout rank {v}"),
+    # The lowering's support conditions (model/recipes.py) report these too.
+    "res_layout_rank": _num("result layout rank {v}"),
+    "res_layout_bits": lambda v: f"result layout for {v}-bit elements" if v else "no NVMMA width",
+    "tv": lambda v: f"Triton {int(v) // 100}.{int(v) % 100}",
 }
 
 # The source view's physical footprint: runs of run_b bytes, c2 of them p2_b bytes apart, in
 # c1 groups p1_b bytes apart, in c0 blocks p0_b bytes apart (facts.py, "run" and "p*"/"c*").
 FOOTPRINT = ("run_b", "p2_b", "c2", "p1_b", "c1", "p0_b", "c0")
+
+
+# Each reported value's name in user terms: the request's field where it has one, else the
+# quantity. Every name PHRASES or FOOTPRINT covers has one (tested).
+NAMES: dict[str, str] = {
+    "off": "alias_offset_bytes",
+    "scope": "scope",
+    "op": "op",
+    "src_space": "source_space",
+    "res_space": "result_space",
+    "src_mutable": "source_mutable",
+    "res_mutable": "result_mutable",
+    "src_static": "source_shape_static",
+    "res_static": "result_shape_static",
+    "src_subview": "source_is_subview",
+    "res_subview": "result_is_subview",
+    "src_prefix_sub": "source_trims_leading_dim_only",
+    "abs_off": "result_start_bytes",
+    "align": "alloc_alignment",
+    "swz": "swizzle_repeat_bytes",
+    "src_bits": "source_element_bits",
+    "res_bits": "result_element_bits",
+    "src_eb": "source_element_bytes",
+    "res_eb": "result_element_bytes",
+    "src_bytes": "source_bytes",
+    "res_bytes": "result_bytes",
+    "src_elems": "source_elements",
+    "res_elems": "result_elements",
+    "src_rank": "source_rank",
+    "res_rank": "result_rank",
+    "src_lay_rank": "source_layout_rank",
+    "res_lay_rank": "result_layout_rank",
+    "src_alloc_rank": "source_alloc_rank",
+    "res_alloc_rank": "result_alloc_rank",
+    "res_layout_rank": "result_layout_rank",
+    "res_layout_bits": "result_layout_element_bits",
+    "tv": "triton_version",
+    "run_b": "source_run_bytes",
+    "c2": "source_runs_per_group",
+    "p2_b": "source_run_stride_bytes",
+    "c1": "source_groups_per_block",
+    "p1_b": "source_group_stride_bytes",
+    "c0": "source_blocks",
+    "p0_b": "source_block_stride_bytes",
+}
+
+
+def named(values: Mapping[str, Value]) -> dict[str, Value]:
+    """``values`` keyed by :data:`NAMES` (a name without an entry keeps its own)."""
+    return {NAMES.get(k, k): v for k, v in values.items()}
 
 
 def _footprint(values: Mapping[str, Value]) -> str:
