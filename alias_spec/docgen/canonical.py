@@ -12,6 +12,7 @@ from collections.abc import Callable
 import z3
 
 from alias_spec.model.facts import FACTS, Facts
+from alias_spec.semantics.lexmin import nearest_by_bisection
 from alias_spec.semantics.witness import family
 from alias_spec.semantics.z3expr import fact_vars, invariants
 
@@ -86,21 +87,4 @@ def _pin(q: _Query, env: dict[str, z3.ExprRef], names: list[str], wants: Facts) 
     if z3.is_bool(v):
         q.add(v == z3.BoolVal(not want))
     else:
-        q.add(v == _nearest(q, v, int(want)))
-
-
-def _nearest(q: _Query, v: z3.ArithRef, want: int) -> int:
-    def within(d: int) -> bool:
-        return q.sat(v >= want - d, v <= want + d)
-
-    hi = 1
-    while not within(hi):
-        hi *= 2
-    lo = hi // 2  # not within lo (or lo == 0, already refused)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if within(mid):
-            hi = mid
-        else:
-            lo = mid
-    return want - hi if q.sat(v == want - hi) else want + hi
+        q.add(v == nearest_by_bisection(q.sat, v, int(want)))

@@ -153,3 +153,28 @@ def nearest(
     if found.model is None:
         return None
     return found.model.eval(target, model_completion=True).as_long()
+
+
+def nearest_by_bisection(sat: Callable[..., bool], target: z3.ArithRef, start: int) -> int:
+    """:func:`nearest` for non-linear constraints, asked as plain yes/no questions: ``sat(*extra)``
+    says whether the caller's constraints hold with ``extra`` added (a fresh solver each time,
+    where z3's incremental core can stall on non-linear integers). The distance is bisected, so
+    the answer (the smaller of two equally near values) depends only on which questions are
+    satisfiable. The caller has checked that some value satisfies them."""
+
+    def within(d: int) -> bool:
+        return sat(target >= start - d, target <= start + d)
+
+    if sat(target == start):
+        return start
+    hi = 1
+    while not within(hi):
+        hi *= 2
+    lo = hi // 2  # not within lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if within(mid):
+            hi = mid
+        else:
+            lo = mid
+    return start - hi if sat(target == start - hi) else start + hi
