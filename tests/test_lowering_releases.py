@@ -277,3 +277,21 @@ def test_an_unsupported_case_with_a_recipe_is_reported() -> None:
     doc = copy.deepcopy(_doc("3.9"))
     _first(doc, "compiled").update(outcome="unsupported", checks=["recipe"])
     assert any("never refused" in p for p in problems(doc))
+
+
+def test_recipe_decisions_are_observed_not_patched(tmp_path: Path) -> None:
+    """The lowering check records each recipe ``tle.gpu.alloc`` chooses through the frontend's
+    public observer, never by replacing ``lowering.choose`` while the kernel compiles."""
+    pytest.importorskip("triton")
+    from alias_spec.difftest import lowering_check
+    from alias_spec.frontend import lowering
+
+    original = lowering.choose
+    seen: list[bool] = []
+    case = json.loads((ROOT / "tests" / "gpu" / "corpus.json").read_text())["cases"][0]
+    rec = lowering_check.compile_case(
+        case, str(tmp_path / "stderr"), announce=lambda _: seen.append(lowering.choose is original)
+    )
+    assert rec["outcome"] == "compiled", rec
+    assert rec["steps"] and seen and all(seen), (rec["steps"], seen)
+    assert not lowering._observers  # the observer is gone with the compile

@@ -122,33 +122,24 @@ def _kernel() -> Any:
 def _recording(steps: list[dict[str, Any]], announce: Any = None) -> Iterator[None]:
     """Record every recipe decision ``tle.gpu.alloc`` makes while compiling one kernel.
 
-    The frontend decides through ``lowering.choose``; only calls made by ``alloc`` itself are
-    recorded (the offset-fix search calls it on trial facts)."""
+    The frontend shows each of its decisions to ``lowering.observing``'s callback (not the
+    offset-fix search's trial facts)."""
     from alias_spec.frontend import lowering
 
-    real = lowering.choose
+    def seen(facts: Facts, recipe: str | None, reasons: lowering.Reasons) -> None:
+        step = {
+            "recipe": recipe,
+            "reasons": [r[0] for r in reasons],
+            # The spec facts follow from the corpus request; keep only the lowering's, in the
+            # order the results name once (``fact_names``).
+            "facts": [facts[k] for k in FACT_NAMES],
+        }
+        steps.append(step)
+        if announce is not None:  # before Triton sees the ops: an abort must not lose it
+            announce(step)
 
-    def choose(facts: Facts) -> Any:
-        recipe, reasons = real(facts)
-        caller = sys._getframe(1).f_code.co_name
-        if caller == "alloc":
-            step = {
-                "recipe": recipe,
-                "reasons": [r[0] for r in reasons],
-                # The spec facts follow from the corpus request; keep only the lowering's, in
-                # the order the results name once (``fact_names``).
-                "facts": [facts[k] for k in FACT_NAMES],
-            }
-            steps.append(step)
-            if announce is not None:  # before Triton sees the ops: an abort must not lose it
-                announce(step)
-        return recipe, reasons
-
-    lowering.choose = choose
-    try:
+    with lowering.observing(seen):
         yield
-    finally:
-        lowering.choose = real
 
 
 def _first_lines(text: str) -> str:

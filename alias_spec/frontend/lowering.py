@@ -9,6 +9,8 @@ only reads the installed version and emits the chosen sequence.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import triton
@@ -75,7 +77,32 @@ def emit(
     raise ValueError(f"unknown alias recipe {recipe!r}")
 
 
-def choose(facts: Facts) -> tuple[str | None, list[tuple[str, str, str, dict]]]:
+Reasons = list[tuple[str, str, str, dict]]
+# Called with (facts, recipe, reasons) on every decision ``tle.gpu.alloc`` makes (not on the
+# trial facts of the offset-fix search): how a tester records the choices without replacing
+# ``choose``.
+_observers: list[Callable[[Facts, str | None, Reasons], None]] = []
+
+
+@contextmanager
+def observing(fn: Callable[[Facts, str | None, Reasons], None]) -> Iterator[None]:
+    """Call ``fn`` on each of ``tle.gpu.alloc``'s recipe decisions while the block runs."""
+    _observers.append(fn)
+    try:
+        yield
+    finally:
+        _observers.remove(fn)
+
+
+def decide(facts: Facts) -> tuple[str | None, Reasons]:
+    """``choose`` for ``tle.gpu.alloc`` itself: the decision, shown to the observers."""
+    recipe, reasons = choose(facts)
+    for fn in list(_observers):
+        fn(facts, recipe, reasons)
+    return recipe, reasons
+
+
+def choose(facts: Facts) -> tuple[str | None, Reasons]:
     """(recipe, unsupported reasons): the recipe is None whenever a reason is listed."""
     reasons = recipes.unsupported(facts)
     recipe = None if reasons else recipes.choose(facts)

@@ -363,7 +363,7 @@ def place_alloc(
         lowering.triton_version(),
         triton.__version__,
     )
-    recipe, reasons = lowering.choose(rfacts)
+    recipe, reasons = lowering.decide(rfacts)
     if recipe is None:
         raise fixes.unsupported(reasons, triton.__version__, rfacts, profile)
     out = lowering.emit(recipe, a.alias, dtype, shape, layout, rfacts, semantic)
