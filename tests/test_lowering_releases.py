@@ -279,7 +279,9 @@ def test_an_unsupported_case_with_a_recipe_is_reported() -> None:
     assert any("never refused" in p for p in problems(doc))
 
 
-def test_recipe_decisions_are_observed_not_patched(tmp_path: Path) -> None:
+def test_recipe_decisions_are_observed_not_patched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The lowering check records each recipe ``tle.gpu.alloc`` chooses through the frontend's
     public observer, never by replacing ``lowering.choose`` while the kernel compiles."""
     pytest.importorskip("triton")
@@ -288,6 +290,8 @@ def test_recipe_decisions_are_observed_not_patched(tmp_path: Path) -> None:
 
     original = lowering.choose
     seen: list[bool] = []
+    monkeypatch.setattr(lowering_check, "_KERNEL", lowering_check._kernel())  # the worker's
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))  # cached: no decisions
     case = json.loads((ROOT / "tests" / "gpu" / "corpus.json").read_text())["cases"][0]
     rec = lowering_check.compile_case(
         case, str(tmp_path / "stderr"), announce=lambda _: seen.append(lowering.choose is original)
