@@ -29,7 +29,10 @@ CLEAN = ("matmul_s2", "matmul_s3", "matmul_s4", "matmul_small_s3", "matmul_desc_
          "persistent_matmul", "persistent_matmul_ws", "persistent_matmul_desc",
          # Floats read out of wgmma.wait_group's pass-through struct, which also carries the
          # operands' descriptors: clean because taint moves field by field.
-         "attention_fwd_d64", "attention_fwd_d128")  # fmt: skip
+         "attention_fwd_d64", "attention_fwd_d128",
+         # Decided in about a second each: a merge's equation is asked only through the merge
+         # (3.8's flat one ran out of time when every query held the whole tile arithmetic).
+         "persistent_matmul_flat", "persistent_matmul_desc_split")  # fmt: skip
 # Still partial, for a reason outside the Hopper model (the note that says so).
 PARTIAL = {
     # A ring slot counted across the tile loop: its bound is not found (not judged).
@@ -190,6 +193,88 @@ def test_wgmma_descriptor_past_its_operand_is_not_clean() -> None:
     report = _judge(rec, llir)
     assert report.status == "partial"
     assert "wgmma operand B" in report.notes[0].message
+
+
+@pytest.mark.parametrize("step,role", [(64, "last"), (512, "first")])
+def test_attention_wgmma_operand_moved_past_its_buffer_is_caught(step: int, role: str) -> None:
+    """Q, the first wgmma's A operand, is the last buffer below ttg.shared (65536): its
+    descriptor start advanced by 1 KiB keeps the first byte inside and the last 8-row group
+    past the end; by 8 KiB the first byte too. Its address is exact: a finding, never clean,
+    against Q's own buffer [49152, 65536)."""
+    rec = _load("3.6", "attention_fwd_d64")
+    assert _judge(rec).status == "clean"
+    llir = _mutate(rec["llir"], "%205 = and i32 %204, 16383,",
+                   f"%moved = add i32 %204, {step}\n  %205 = and i32 %moved, 16383,")  # fmt: skip
+    report = _judge(rec, llir)
+    assert [f.rule for f in report.findings] == ["lowering.outside"]
+    assert f"wgmma operand A ({role} byte)" in report.findings[0].message
+    assert report.findings[0].values["range"] == [49152, 65536]
+    assert "outside its buffer %q_31 (ttg.local_alloc)" in report.findings[0].message
+
+
+def test_attention_wgmma_operand_moved_onto_another_buffer_is_caught() -> None:
+    """Q's descriptor moved back by 8 KiB, onto V's stages [24576, 49152): still inside
+    ttg.shared, so only judging the operand against its own buffer (the TTGIR dot's operand,
+    matched by location) tells."""
+    rec = _load("3.6", "attention_fwd_d64")
+    llir = _mutate(rec["llir"], "%205 = and i32 %204, 16383,",
+                   "%moved = add i32 %204, -512\n  %205 = and i32 %moved, 16383,")  # fmt: skip
+    report = _judge(rec, llir)
+    assert [f.rule for f in report.findings] == ["lowering.outside"]
+    f = report.findings[0]
+    assert "wgmma operand A (first byte)" in f.message and f.values["range"] == [49152, 65536]
+    assert f.values["address"] < 49152
+
+
+def test_attention_wgmma_b_descriptor_moved_is_not_clean() -> None:
+    """K, the first wgmma's B operand, advanced by 64 KiB: its stage index is loop-carried, so
+    no witness is exact, but the verdict is a note naming B, never clean."""
+    rec = _load("3.6", "attention_fwd_d64")
+    llir = _mutate(rec["llir"], "%209 = and i32 %208, 16383,",
+                   "%moved = add i32 %208, 4096\n  %209 = and i32 %moved, 16383,")  # fmt: skip
+    report = _judge(rec, llir)
+    assert report.status != "clean"
+    assert report.findings or "wgmma operand B" in report.notes[0].message
+
+
+@pytest.mark.parametrize("offset", [122880, 114688])
+def test_persistent_matmul_tma_box_moved_past_its_buffer_is_caught(offset: int) -> None:
+    """The stage-1 A copy of persistent_matmul_desc (its buffer %x: [0, 49152)) moved from
+    16384 to 122880 (its box ends past ttg.shared, 131096) or to 114688 (onto the epilogue's
+    tile at 98304, inside ttg.shared: only the copy's own buffer, its TTGIR op's destination
+    matched by location, tells). The witness is asked of every constraint of the function;
+    where that runs out of time (a loaded machine) the verdict is a note naming the copy,
+    never clean."""
+    rec = _load("3.6", "persistent_matmul_desc")
+    assert _judge(rec).status == "clean"
+    llir = _mutate(rec["llir"], "@global_smem, i32 16384), ptr %28,",
+                   f"@global_smem, i32 {offset}), ptr %28,")  # fmt: skip
+    report = _judge(rec, llir)
+    assert report.status != "clean"
+    if report.findings:
+        assert [f.rule for f in report.findings] == ["lowering.outside"]
+        f = report.findings[0]
+        assert "box" in f.message and "outside its buffer %x (ttg.local_alloc)" in f.message
+        assert (f.values["size"], f.values["address"], f.values["range"]) == (
+            16384,
+            offset,
+            [0, 49152],
+        )
+    else:
+        assert "cp.async.bulk.tensor" in report.notes[0].message
+
+
+def test_tma_store_source_moved_onto_another_buffer_is_caught() -> None:
+    """gluon_tma_store's store reads its 8 KiB box from the %out_s ring [0, 16384); its slot
+    replaced by 16384 reads %in_s instead: inside ttg.shared (24584), outside its own buffer
+    (the TTGIR store's source, matched by location)."""
+    rec = _load("3.6", "gluon_tma_store")
+    llir = _mutate(rec["llir"], "%65 = and i32 %64, 4096,", "%65 = add i32 0, 8192,")
+    report = _judge(rec, llir)
+    assert [f.rule for f in report.findings] == ["lowering.outside"]
+    f = report.findings[0]
+    assert "outside its buffer %out_s (ttg.local_alloc)" in f.message
+    assert (f.values["address"], f.values["size"], f.values["range"]) == (16384, 8192, [0, 16384])
 
 
 # One wgmma outside any loop: A (K-major, m64 k16 f16, 128-byte swizzle, SBO 1024) reads

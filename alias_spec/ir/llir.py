@@ -415,9 +415,9 @@ def _instruction(ins: Any, i: int, blk: int, line: int, col: int,
     elif op == "getelementptr":
         g = re.match(r"getelementptr\s+(?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*", rhs)
         if g:
-            out.source_type = _split_top(rhs[g.end() :])[0]
+            out.source_type = split_top(rhs[g.end() :])[0]
     elif op in ("extractvalue", "insertvalue"):
-        parts = _split_top(re.sub(r",\s*!.*$", "", rhs))
+        parts = split_top(re.sub(r",\s*!.*$", "", rhs))
         skip = 1 if op == "extractvalue" else 2
         out.indices = [int(p) for p in parts[skip:] if p.strip().isdigit()]
     elif op == "call" and operands:
@@ -487,8 +487,9 @@ def _dbg_loc(ref: str, meta: dict[str, str]) -> str | None:
 # --- constants, from LLVM's printing of them -----------------------------------------------------
 
 
-def _split_top(text: str) -> list[str]:
-    """Split at commas outside brackets and strings."""
+def split_top(text: str) -> list[str]:
+    """Split at commas outside brackets and strings, each part stripped: LLVM's type and
+    operand lists, and PTX operand lists (vector operands keep their braces)."""
     out: list[str] = []
     depth, cur, quoted = 0, [], False
     for ch in text:
@@ -554,7 +555,7 @@ def _value(ty: str, tok: str, depth: int) -> Operand:
         return Operand("global", ty, name=tok[1:].strip('"'))
     if tok.startswith("<") and tok.endswith(">") and not tok.startswith("<{"):
         return Operand("vector", ty,
-                       elems=[_constant(x, depth + 1) for x in _split_top(tok[1:-1])])  # fmt: skip
+                       elems=[_constant(x, depth + 1) for x in split_top(tok[1:-1])])  # fmt: skip
     sp = re.fullmatch(r"splat\s*\((.*)\)", tok)
     if sp:
         return Operand("splat", ty, elems=[_constant(sp.group(1), depth + 1)])
@@ -563,7 +564,7 @@ def _value(ty: str, tok: str, depth: int) -> Operand:
     if m:
         op, flags, inner = m.group(1), tuple(m.group(2).split()), m.group(3)
         if op == "getelementptr":
-            parts = _split_top(inner)
+            parts = split_top(inner)
             if len(parts) >= 2:
                 return Operand("expr", ty, opcode=op, text=parts[0], flags=flags,
                                elems=[_constant(p, depth + 1) for p in parts[1:]])  # fmt: skip
@@ -573,7 +574,7 @@ def _value(ty: str, tok: str, depth: int) -> Operand:
                 return Operand("expr", ty, opcode=op, flags=flags,
                                elems=[_constant(c.group(1), depth + 1)])  # fmt: skip
         elif op in _CONST_BINOPS:
-            parts = _split_top(inner)
+            parts = split_top(inner)
             if len(parts) == 2:
                 return Operand("expr", ty, opcode=op, flags=flags,
                                elems=[_constant(p, depth + 1) for p in parts])  # fmt: skip

@@ -19,6 +19,11 @@ facts the instruction does not carry, and this module supplies them:
   (the ISA's canonical layouts); swizzling permutes 16-byte chunks inside an aligned row of the
   swizzle width, so the read lies between the start's row and the last row's end. Both ends
   must lie in range. A field that is not a constant is not decoded (a note).
+- Both a wgmma operand and a TMA copy's box must also lie in their own buffer: the one the
+  TTGIR op at the same location names (the dot's A or B, the copy's destination or source),
+  traced back through views and loop-carried values by the liveness' value graph. Where the
+  ops there are not the kernel's own or name different buffers, the function's range alone
+  is judged.
 - ``tcgen05.alloc`` writes the 4-byte tensor-memory address into shared memory; Triton reserves
   at least those 4 bytes for a kernel that allocates tensor memory even where its allocation
   pass gave ``ttg.shared = 0``, so the kernel's range is at least [0, 4) there. Tensor memory
@@ -39,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import z3
 
+from alias_spec.ir.llir import split_top
 from alias_spec.ir.ttgir import resolve_loc
 from alias_spec.model.dtypes import DTYPE_BITS, PTX_DTYPES
 from alias_spec.model.facts import elem_bytes
@@ -97,8 +103,10 @@ _PRED = re.compile(r"^@(!?)\$(\d+)\s+")
 @dataclass
 class _State:
     by_args: dict[int, Instruction]  # id(ins.operands) -> ins: the hooks get the operand list
-    tma_ops: dict[tuple[int, int], list[tuple[str, Op]]] | None = None
+    located: dict[tuple[int, int], list[tuple[str, str, Op]]] | None = None  # see _located
     notes: dict[int, str] = field(default_factory=dict)
+    # TTGIR function -> per buffer with a known place: (its values, offset, end, label)
+    owners: dict[str, list[tuple[set[str], int, int, str]]] = field(default_factory=dict)
 
 
 def _state(ev: Evaluator) -> _State:
@@ -152,24 +160,6 @@ def _add(ev: Evaluator, acc: Any) -> None:
         if a.line == acc.line and a.kind == acc.kind and a.addr.expr.eq(acc.addr.expr):
             return
     ev.modelled.append(acc)
-
-
-def _split_operands(text: str) -> list[str]:
-    """Top-level comma-separated operands (vector operands keep their braces)."""
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
 
 
 # --- wgmma descriptors -------------------------------------------------------------------------
@@ -291,7 +281,7 @@ def _wgmma(ptx: str, ins: Instruction, ev: Evaluator) -> str | None:
     if len(ab) < 2:
         return f"{head}: element types not modelled (operand descriptors not decoded)"
     atype, btype = ab[-2], ab[-1]
-    ops = _split_operands(rest.rstrip(";").strip())
+    ops = split_top(rest.rstrip(";").strip())
     if len(ops) < 3:
         return f"{head}: operands not read (descriptors not decoded)"
     a_desc = not ops[1].startswith("{")
@@ -322,9 +312,11 @@ def _wgmma(ptx: str, ins: Instruction, ev: Evaluator) -> str | None:
         if extent is None:
             return f"{head}: operand {role}'s layout is not one modelled here"
         lo, last = _bounds(d, extent)
+        within = _operand_buffer(ins, 0 if role == "A" else 1, ev)
         for what, e in (("first", lo), ("last", last)):
             _add(ev, Access(ins.line, ins.column, f"wgmma operand {role} ({what} byte)", 1,
-                            Value(z3.simplify(e), True, v.opaque), ins.dbg))  # fmt: skip
+                            Value(z3.simplify(e), True, v.opaque), ins.dbg,
+                            within=within))  # fmt: skip
         modelled.add(int(om.group(1)))  # type: ignore[union-attr]
     # Any other operand carrying a shared address is not modelled.
     for k in re.findall(r"\$(\d+)", rest):
@@ -333,6 +325,59 @@ def _wgmma(ptx: str, ins: Instruction, ev: Evaluator) -> str | None:
                 ins.operands[j]):  # fmt: skip
             return f"{head}: ${k} takes a shared address as a value (not modelled)"
     return None
+
+
+_DOT_OPS = ("ttng.warp_group_dot",)
+
+
+def _owners(ev: Evaluator, name: str) -> list[tuple[set[str], int, int, str]]:
+    """The kernel's placed buffers with every TTGIR value derived from each (views, stages,
+    loop-carried copies: the liveness' value graph)."""
+    from alias_spec.plan.liveness import _Flows
+
+    st = _state(ev)
+    if name not in st.owners:
+        fn = ev.ttgir.function(name)  # type: ignore[attr-defined]
+        out: list[tuple[set[str], int, int, str]] = []
+        if fn is not None:
+            flows = _Flows(fn)
+            for b in ev.buffers:
+                if (b.kind == "alloc" and b.function == name and b.op.results
+                        and b.offset is not None and b.size):  # fmt: skip
+                    out.append((flows.reach(b.op.results[0]), b.offset, b.offset + b.size,
+                                b.label))  # fmt: skip
+        st.owners[name] = out
+    return st.owners[name]
+
+
+def _operand_buffer(ins: Instruction, index: int, ev: Evaluator) -> tuple[int, int, str] | None:
+    """The buffer operand ``index`` of the TTGIR dot at the wgmma's location reads."""
+    return _own_buffer(ins, _DOT_OPS, index, ev)
+
+
+def _own_buffer(ins: Instruction, names: tuple[str, ...], index: int,
+                ev: Evaluator) -> tuple[int, int, str] | None:  # fmt: skip
+    """The buffer (offset, end, label) that operand ``index`` of the TTGIR ops named so at the
+    instruction's location is derived from: only when every such op is the kernel's own (the
+    LLVM function's: offsets absolute) and all name the one buffer. None otherwise (the access
+    is then judged against the function's range alone)."""
+    from alias_spec.plan.llir import _plain
+
+    if ins.dbg is None or getattr(ev, "ttgir", None) is None or not ev.buffers:
+        return None
+    file, line, col = ins.dbg.rsplit(":", 2)
+    found = [(fn, op) for f, fn, op in _located(ev).get((int(line), int(col)), [])
+             if op.name in names and _same_file(f, file)]  # fmt: skip
+    got: set[tuple[int, int, str]] = set()
+    for fn, op in found:
+        if _plain(fn) != ev.fn.name or len(op.uses) <= index:
+            return None
+        mine = {(lo, hi, label) for vals, lo, hi, label in _owners(ev, fn)
+                if op.uses[index] in vals}  # fmt: skip
+        if len(mine) != 1:
+            return None
+        got |= mine
+    return got.pop() if len(got) == 1 else None
 
 
 def _constant(e: z3.BitVecRef, ev: Evaluator) -> int | None:
@@ -403,17 +448,18 @@ def _same_file(a: str, b: str) -> bool:
     return a.endswith(b) or b.endswith(a)
 
 
-def _tma_ops(ev: Evaluator) -> dict[tuple[int, int], list[tuple[str, Op]]]:
+def _located(ev: Evaluator) -> dict[tuple[int, int], list[tuple[str, str, Op]]]:
+    """(line, col) -> (file, TTGIR function, op) of each TMA copy and wgmma dot located there."""
     st = _state(ev)
-    if st.tma_ops is None:
-        st.tma_ops = {}
+    if st.located is None:
+        st.located = {}
         module = getattr(ev, "ttgir", None)
         for f in module.functions if module is not None else ():
             for op in f.ops:
-                if op.name in _TMA_LOAD_OPS + _TMA_STORE_OPS:
+                if op.name in _TMA_LOAD_OPS + _TMA_STORE_OPS + _DOT_OPS:
                     for file, line, col in _locations(op, module):
-                        st.tma_ops.setdefault((line, col), []).append((file, op))
-    return st.tma_ops
+                        st.located.setdefault((line, col), []).append((file, f.name, op))
+    return st.located
 
 
 def _layout(ref: str, module: Module) -> dict[str, str] | None:
@@ -471,7 +517,7 @@ def _tma_bytes(ins: Instruction, ev: Evaluator, load: bool, rank: int) -> int | 
         return None
     file, line, col = ins.dbg.rsplit(":", 2)
     names = _TMA_LOAD_OPS if load else _TMA_STORE_OPS
-    found = [op for f, op in _tma_ops(ev).get((int(line), int(col)), [])
+    found = [op for f, _, op in _located(ev).get((int(line), int(col)), [])
              if op.name in names and _same_file(f, file)]  # fmt: skip
     sizes = {tma_message_bytes(op, ev.ttgir, rank) for op in found}  # type: ignore[attr-defined]
     if len(sizes) != 1:
@@ -522,11 +568,14 @@ def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
         if brackets is None or len(brackets) != 2:
             return None
         i, off = brackets[0]
+        # The destination: the TTGIR copy's operand after the descriptor and its coordinates.
+        within = _own_buffer(ins, _TMA_LOAD_OPS, 1 + int(m.group(1)), ev)
     else:
+        within = None
         bm = _BULK.match(head)
         if not bm:
             return None
-        ops = _split_operands(ptx[len(head) :].rstrip(";"))
+        ops = split_top(ptx[len(head) :].rstrip(";"))
         if len(ops) < 3:
             return None
         size = _immediate(ops[2], ins, ev)
@@ -542,8 +591,20 @@ def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
     assert v is not None
     expr = _fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
     _add(ev, Access(ins.line, ins.column, f"asm {head} ({size}-byte box)", size,
-                    Value(expr, True, v.opaque), ins.dbg, _predicate(ins, ptx, ev)))  # fmt: skip
+                    Value(expr, True, v.opaque), ins.dbg, _predicate(ins, ptx, ev),
+                    within))  # fmt: skip
     return min(size, MBARRIER_BYTES)
+
+
+def store_source_buffer(ptx: str, args: list[Operand],
+                        ev: Evaluator) -> tuple[int, int, str] | None:  # fmt: skip
+    """The buffer a TMA store (``cp.async.bulk.tensor`` from shared memory) reads its box from:
+    its TTGIR op's source, the operand after the descriptor and its coordinates."""
+    m = _TMA_STORE.match(ptx.split()[0] if ptx.split() else "")
+    ins = _instruction(args, ev)
+    if not m or ins is None:
+        return None
+    return _own_buffer(ins, _TMA_STORE_OPS, 1 + int(m.group(1)), ev)
 
 
 def _immediate(text: str, ins: Instruction, ev: Evaluator) -> int | None:

@@ -9,7 +9,7 @@ address arithmetic (``getelementptr`` chains, constant expressions, ``ptrtoint``
 whose incoming values are known) is exact. Each access (load, store, atomics, ldmatrix /
 stmatrix, and inline ``ld.shared`` / ``st.shared`` / ``cp.async`` / mbarrier asm) must then lie
 inside the range the plan gives its function: the kernel's ``[0, ttg.shared)``, a callee's frame
-as placed at each of its call sites.
+as placed at each of its call sites (and a wgmma operand or TMA box inside its own buffer).
 
 What is not judged is a note (the run is partial), never proved: an access whose size or
 address is not bounded, a shared access the evaluator does not model (through a generic pointer,
@@ -43,8 +43,8 @@ from alias_spec.ir.llir import (
     LlirError,
     Module,
     Operand,
-    _split_top,
     read,
+    split_top,
 )
 from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.plan import Finding, Note, Report
@@ -85,6 +85,9 @@ class Access:
     addr: Value
     dbg: str | None
     cond: z3.BoolRef | None = None  # the access happens only when this holds (a predicate)
+    # The kernel buffer the access must stay in (offset, end, label): what the TTGIR op at the
+    # access's location reads (hopper.py); judged besides the function's own range.
+    within: tuple[int, int, str] | None = None
 
 
 # --- types -------------------------------------------------------------------------------------
@@ -252,7 +255,7 @@ def _struct_fields(ty: str) -> list[str] | None:
         ty = ty[1:-1]
     if not (ty.startswith("{") and ty.endswith("}")):
         return None
-    return _split_top(ty[1:-1])
+    return split_top(ty[1:-1])
 
 
 def _typed_taint(ty: str) -> Taint | object:
@@ -390,6 +393,7 @@ class Evaluator:
         # Per constraint: its variables' names; per name: the constraints that mention it.
         self._cvars: list[frozenset[str]] = []
         self._by_var: dict[str, list[int]] = {}
+        self._defines: dict[int, str] = {}  # a merge's equation -> the merge's name
         # Cheap bounds for the interval pre-check: a variable's unsigned range, a merge's
         # incoming values (the solver is asked only what intervals cannot show).
         self.var_range: dict[str, tuple[int, int]] = {}
@@ -402,6 +406,7 @@ class Evaluator:
         self.gave_up = False
         self.ttgir: Any = None  # the TTGIR module, when given (hopper.py reads its TMA ops)
         self.modelled: list[Access] = []  # accesses hopper.py adds (TMA boxes, wgmma operands)
+        self.buffers: list[Any] = []  # the plan's buffers (hopper.py finds an operand's own)
 
     def uses_shared(self, op: Operand) -> bool:
         return _uses(op, self.tainted, self.fn)
@@ -498,9 +503,8 @@ class Evaluator:
             out = (0, 0)
             for x in kids:  # high part first: each part shifts what came before
                 (a, b), n = iv(x), x.size()  # type: ignore[attr-defined]
-                lo0, hi0 = out
-                out = ((lo0 << n) + (a if lo0 == hi0 else 0),
-                       (hi0 << n) + (b if lo0 == hi0 else (1 << n) - 1))  # fmt: skip
+                # h * 2^n + l over h in [lo0, hi0], l in [a, b]: least and greatest at the ends.
+                out = ((out[0] << n) + a, (out[1] << n) + b)
             return out
         return full
 
@@ -508,13 +512,17 @@ class Evaluator:
 
     def relevant(self, exprs: Sequence[z3.ExprRef]) -> list[z3.BoolRef]:
         """The constraints that bear on ``exprs``: those sharing a variable with them, closed
-        over shared variables. A query over this slice is one over fewer facts (a proof on it
-        holds with all of them), and its size is that of the values involved, not of the
-        whole function: each loop's bound search stays local (linear work, not quadratic)."""
+        over shared variables (a merge's equation only through the merge itself). A query
+        over this slice is one over fewer facts (a proof on it holds with all of them), and
+        its size is that of the values involved, not of the whole function: each loop's bound
+        search stays local (linear work, not quadratic)."""
         for i in range(len(self._cvars), len(self.constraints)):
             names = frozenset(c.decl().name() for c in _consts(self.constraints[i]))
             self._cvars.append(names)
-            for n in names:
+            # A merge's equation is reached from the merge alone: it constrains nothing else
+            # (the merge is free otherwise), and reached from its operands it would drag in
+            # every merge built on them (a thread id's: the whole function's arithmetic).
+            for n in [self._defines[i]] if i in self._defines else names:
                 self._by_var.setdefault(n, []).append(i)
         todo = list({c.decl().name() for e in exprs for c in _consts(e)})
         seen_vars, picked = set(todo), set()
@@ -695,6 +703,7 @@ class Evaluator:
         if not header and idx not in reached:
             # A merge: the phi is one of its incoming values, all of this same iteration.
             fitted = [_fit(v.expr, width) for v in incs]  # type: ignore[arg-type]
+            self._defines[len(self.constraints)] = str(var)
             self.constraints.append(z3.Or([var == f for f in fitted]))
             self.var_merge[str(var)] = fitted
             v = Value(var, smem, any(v.opaque for v in incs))
@@ -916,6 +925,17 @@ class Evaluator:
             self.operand(src)
             return self._opaque(width, "cast")
         v = self.operand(src)
+        lanes = _VECTOR.fullmatch(dst_ty)
+        if lanes and v.fields is not None and op in ("zext", "sext", "trunc"):
+            # Lane by lane (3.9 computes two ring slots as one vector urem of a truncation).
+            lane_w = _width(lanes.group(2)) or WIDTH
+            out = self._opaque(WIDTH, "vec")
+            out.fields = {}
+            for i, x in v.fields.items():
+                if isinstance(x.expr, z3.BitVecRef) and lane_w > 1:
+                    out.fields[i] = Value(_fit(x.expr, lane_w, signed=(op == "sext")), x.smem,
+                                          x.opaque)  # fmt: skip
+            return out
         if isinstance(v.expr, z3.BoolRef) and op in ("zext", "sext"):
             one = z3.BitVecVal(1 if op == "zext" else (1 << width) - 1, width)
             return Value(z3.If(v.expr, one, z3.BitVecVal(0, width)), False, v.opaque)
@@ -1162,6 +1182,14 @@ def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
     return hopper.bulk_copy_size(ptx, args, ev)
 
 
+def source_buffer(ptx: str, args: list[Operand], ev: Evaluator) -> tuple[int, int, str] | None:
+    """The buffer a TMA store's box must lie in (its TTGIR op's source); None for any other
+    instruction, or where it is not known (``hopper.py``)."""
+    from alias_spec.plan import hopper
+
+    return hopper.store_source_buffer(ptx, args, ev)
+
+
 def shared_address_as_value(ptx: str, args: list[Operand], ev: Evaluator) -> str | None:
     """The note for a PTX instruction that takes a shared address as a value, outside
     brackets (None: modelled). ``hopper.py`` decodes wgmma's operand descriptors."""
@@ -1282,8 +1310,8 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
                 continue
             off = int(simple.group(2), 0) if simple.group(2) else 0
             expr = _fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
-            out.append(Access(no, col, "asm " + name, size,
-                              Value(expr, True, v.opaque), dbg, cond))  # fmt: skip
+            out.append(Access(no, col, "asm " + name, size, Value(expr, True, v.opaque),
+                              dbg, cond, source_buffer(ptx, args, ev)))  # fmt: skip
         bare = {int(k) for k in _OPERAND.findall(_BRACKETS.sub("", ptx))} - in_brackets
         for k in sorted(bare):
             if operand(k) is not None or tainted(k):
@@ -1405,6 +1433,9 @@ def frames(report: Report) -> Sites:
     return out
 
 
+KERNEL_RANGE = "the kernel's ttg.shared"
+
+
 def placements(report: Report, fn: str, called: bool = False,
                sites: Sites | None = None) -> list[tuple[int, int, str]] | None:  # fmt: skip
     """(lo, hi, where) ranges a function's accesses must lie in, one per placement: the
@@ -1433,7 +1464,7 @@ def placements(report: Report, fn: str, called: bool = False,
     if not mine:
         if report.shared is None or called:
             return None
-        return [(0, report.shared, "the kernel's ttg.shared")]
+        return [(0, report.shared, KERNEL_RANGE)]
     frame = min(s for _, _, s in mine if s is not None)
     return [
         (base, base + frame, "its frame as placed by the call in " + " in ".join(
@@ -1541,6 +1572,7 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
         try:
             ev = Evaluator(fn, threads)
             ev.ttgir = ttgir
+            ev.buffers = report.buffers
             found, unread = accesses(fn, ev, defined)
         except RecursionError:
             _note(report, "lowering.unbounded",
@@ -1576,10 +1608,17 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
 
 def _judge_all(fn: Function, found: list[Access], lo: int, hi: int, where: str, ev: Evaluator,
                report: Report) -> None:  # fmt: skip
-    bad: list[tuple[Access, dict[str, int]]] = []
+    bad: list[tuple[Access, dict[str, int], int, int, str]] = []
+    kernel = where.startswith(KERNEL_RANGE)
     for acc in found:
+        a_lo, a_hi, a_where = lo, hi, where
+        if acc.within is not None and kernel:
+            # Its own buffer (offsets of the kernel's plan): a read that strays into a
+            # neighbour inside ttg.shared is as wrong as one past it.
+            b_lo, b_hi, label = acc.within
+            a_lo, a_hi, a_where = max(lo, b_lo), min(hi, b_hi), f"its buffer {label}"
         try:
-            verdict = _judge(acc, lo, hi, ev)
+            verdict = _judge(acc, a_lo, a_hi, ev)
         except (RecursionError, *_MISREAD):
             verdict = "unbounded"
         if verdict is None:
@@ -1590,9 +1629,9 @@ def _judge_all(fn: Function, found: list[Access], lo: int, hi: int, where: str, 
             _note(report, "lowering.unbounded", f"@{fn.name}: the {acc.kind} at LLVM IR line "
                   f"{acc.line} {why} (not judged)", acc.line, acc.column)  # fmt: skip
             continue
-        bad.append((acc, verdict))
+        bad.append((acc, verdict, a_lo, a_hi, a_where))
     if bad:
-        acc, model = bad[0]
+        acc, model, lo, hi, where = bad[0]
         addr = model["address"]
         report.findings.append(Finding(
             "lowering.outside",
