@@ -322,7 +322,11 @@ def test_unmodelled_layouts_and_tensor_memory_are_notices_not_verdicts() -> None
     for result, what in expect.items():
         n = by_result[result]
         assert n.kind == "lint.unmodelled" and what in n.message, (result, n.message)
-        assert "alias.range.fits" in n.message.split("not judged: ")[1]
+        # A stock view is a chain step, judged where it lands in its root: unknown here. A
+        # tle.memdesc_alias is judged on its own view, and FlagTree's range rule reads only
+        # logical sizes, which no layout changes.
+        unjudged = n.message.split("not judged: ")[1]
+        assert ("alias.range.fits" in unjudged) == (result != "%alias"), (result, unjudged)
     padded_index = next(n for n in report.notices if n.line == _line_of(name, "%one = .*#pad"))
     assert "#ttg.padded_shared" in padded_index.message
     # An index's offset comes from the byte model (the padded stride is not the logical one);

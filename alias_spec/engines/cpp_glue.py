@@ -210,7 +210,7 @@ def encode(obj: Any) -> str:
     sides = {}
     for who in ("source", "result"):
         side = obj[who]
-        sides[who] = parse_memdesc(side, who) if isinstance(side, str) else side
+        sides[who] = parse_memdesc(side, who, aliases) if isinstance(side, str) else side
     src = sides["source"]
     if src.get("base_offset_bytes", 0) != 0:
         raise RequestError(

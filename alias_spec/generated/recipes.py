@@ -21,7 +21,7 @@ HINTS = {
     'alias.offset.i32': 'choose an offset that is non-negative, aligned and inside the source',
     'alias.dtype.addressable': 'use a dtype of at least 8 bits',
     'alias.offset.aligned': 'choose an offset that is non-negative, aligned and inside the source',
-    'alias.size.static': 'give shape static, non-negative int dims',
+    'alias.size.static': 'give shape static, non-negative int dims and a source dtype of at least 8 bits',
     'alias.range.fits': 'shrink the result or move it so that it ends inside the source view',
     'alias.range.physical': 'shrink the result or move it so that it ends inside the source view',
     'alias.address.aligned': 'start the view on a multiple of its element width from the allocation',

@@ -17,7 +17,6 @@ from alias_spec.model.facts import elem_bytes
 _OPEN = re.compile(r"!ttg\.memdesc<")
 # The leading dims, the element type and the layout of a memdesc type (plan reads it too).
 MEMDESC = re.compile(r"!ttg\.memdesc<((?:[^,>x]+x)*)([a-zA-Z]\w*)\s*(?:,\s*([^,>]+))?")
-_SPACES = ("#ttg.shared_memory", "#ttng.tensor_memory")
 
 
 def _strip_arrow(text: str) -> str:
@@ -52,21 +51,12 @@ def memdesc_types(text: str) -> list[str]:
     return out
 
 
-def spell_space(text: str, aliases: dict[str, str]) -> str:
-    """A memdesc type with its memory-space alias spelled out (``#smem`` stays: the request
-    parser knows it)."""
-    for name, value in aliases.items():
-        value = value.strip()
-        if value in _SPACES and name != "#smem":
-            text = re.sub(re.escape(name) + r"(?=[,>])", value, text)
-    return text
-
-
 def memdesc_side(text: str, aliases: dict[str, str]) -> dict[str, Any]:
-    """One memdesc type as a spec request side; RequestError when it is not one."""
+    """One memdesc type as a spec request side, its memory space resolved by what the module
+    defines its alias as (never by the alias's name); RequestError when it is not one."""
     from alias_spec.model.memdesc import parse_memdesc
 
-    return parse_memdesc(spell_space(text, aliases), "memdesc")
+    return parse_memdesc(text, "memdesc", aliases)
 
 
 def _elem_bytes(dtype: str) -> int | None:

@@ -191,14 +191,17 @@ RULES: tuple[Rule, ...] = (
         title="Static byte sizes",
         prose="Both byte sizes must be known at compile time: every dimension static and "
         "non-negative, the element count representable in int64 (counted dim by dim, as FlagTree "
-        "does), and each byte size representable in int64.",
+        "does), each byte size representable in int64, and the source's element at least one "
+        "byte wide (FlagTree's byte size has no value for a zero-byte element; a zero-byte "
+        "result element is alias.dtype.addressable's, which FlagTree checks first).",
         guard="True",
-        formula="src_static and res_static and src_bytes <= INT64_MAX and res_bytes <= INT64_MAX",
+        formula="src_static and res_static and src_eb >= 1 and src_bytes <= INT64_MAX and "
+        "res_bytes <= INT64_MAX",
         message="expects static source and result memdesc byte sizes",
-        values=("src_static", "res_static", "src_bytes", "res_bytes"),
+        values=("src_static", "res_static", "src_bits", "src_bytes", "res_bytes"),
         provenance=CPP,
         profiles=BOTH,
-        hint="give shape static, non-negative int dims",
+        hint="give shape static, non-negative int dims and a source dtype of at least 8 bits",
     ),
     Rule(
         id="alias.range.fits",

@@ -105,7 +105,8 @@ def _shape(value: Any, fld: str, allow_dynamic: bool) -> list[int | None]:
 
 def _side(value: Any, name: str, aliases: dict[str, str]) -> dict[str, Any]:
     if isinstance(value, str):
-        value = parse_memdesc(value, name)
+        # The memory space resolves through the request's own alias definitions.
+        value = parse_memdesc(value, name, aliases)
     if not isinstance(value, dict):
         raise RequestError(name, f"must be an object or memdesc text, got {type(value).__name__}")
     allowed = SIDE_KEYS | (SOURCE_ONLY if name == "source" else set())
@@ -179,7 +180,7 @@ def _layouts(
     """Both sides' layouts, with a note for each that is an attribute alias nobody defined."""
     out = []
     for who, side in (("source", src), ("result", res)):
-        lay = parse_layout(side.get("layout"), f"{who}.layout", aliases)
+        lay = parse_layout(side.get("layout"), f"{who}.layout", aliases, notes)
         if lay is not None and lay.kind == "unresolved":
             notes.append(
                 f"{who} layout {lay.text} is an undefined attribute alias: where its bytes lie "

@@ -3,17 +3,21 @@
 A layout the spec does not model (``#ttg.padded_shared``, ``#ttg.shared_linear``, a tensor
 memory encoding), an attribute alias the input does not define, or tensor memory says nothing
 of where a view's bytes lie, and lint may not know where a traced source starts. The facts that
-depend on that are unknown: request.py still fills them in (with dense, shared-memory values),
-so a rule that reads one is not judged unless its guard is false whatever the unknown facts
-are. ``alias-spec check`` and ``alias-spec lint`` both take the unknown facts from
-``unmodelled_facts`` and judge through ``judge_facts``.
+depend on that are unknown (request.py still fills them in, with dense, shared-memory values).
+Which facts those are is decided fact by fact: a view's logical shape, element widths,
+mutability and memory space are known whatever its layout, so a rule whose formula reads only
+such facts (FlagTree's logical size checks, 3.8's logical storage size) is judged; a rule that
+reads an unknown fact is not judged unless its guard is false whatever the unknown facts are,
+and ``unjudged_reads`` names the unknown facts it reads. ``alias-spec check`` and
+``alias-spec lint`` both take the unknown facts from ``unmodelled_facts`` and judge through
+``judge_facts``.
 """
 
 from __future__ import annotations
 
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import compiled, rules_for
-from alias_spec.model.facts import Facts
+from alias_spec.model.facts import FACTS, Facts
 from alias_spec.model.interp import check_facts
 from alias_spec.model.layouts import Layout
 from alias_spec.model.verdict import Violation
@@ -23,10 +27,10 @@ from alias_spec.model.verdict import Violation
 PLACEMENT_FACTS = frozenset({"src_base", "src_start", "align"})
 # Facts that depend on where a view's bytes lie: request.py computes them as if the layout were
 # dense (a padded layout's allocation is larger than its logical shape, a linear layout may put
-# elements anywhere, tensor memory is addressed by lane and column).
+# elements anywhere, tensor memory is addressed by lane and column). The element counts
+# (``src_elems``, ``res_elems``) are not among them: they count the logical shapes.
 BYTE_FACTS = frozenset(
-    {"src_elems", "res_elems", "src_start", "src_base", "run", "p0", "c0", "p1", "c1", "p2",
-     "c2", "align"}
+    {"src_start", "src_base", "run", "p0", "c0", "p1", "c1", "p2", "c2", "align"}
 )  # fmt: skip
 # Facts that depend on how the layout places elements.
 LAYOUT_FACTS = frozenset(
@@ -36,6 +40,9 @@ LAYOUT_FACTS = frozenset(
 # Ops whose result start (``off``) comes from the byte model (a reinterpret's is always 0 and
 # an alias's is its attribute).
 OFF_FROM_BYTES = frozenset({"ttg.memdesc_index", "ttg.memdesc_subslice"})
+# Ops whose ``res_elems`` is not the result's logical count but the span of source bytes it
+# covers (request.py's subslice model), which the byte model gives.
+SPAN_FROM_BYTES = frozenset({"ttg.memdesc_subslice"})
 # Ops whose rules ask whether both sides have the same encoding (``same_enc``).
 SAME_ENCODING_OPS = frozenset(
     {"ttg.memdesc_reinterpret", "ttg.memdesc_index", "ttg.memdesc_subslice"}
@@ -60,7 +67,11 @@ def unmodelled_facts(op: str, source: Layout | None, result: Layout | None) -> f
     layout or memory the spec does not model, on the view or on the way to it), less what its
     two layouts state. ``alias-spec check`` (request.py) and ``alias-spec lint`` both ask
     here."""
-    out = BYTE_FACTS | LAYOUT_FACTS | (frozenset({"off"}) if op in OFF_FROM_BYTES else frozenset())
+    out = BYTE_FACTS | LAYOUT_FACTS
+    if op in OFF_FROM_BYTES:
+        out |= {"off"}
+    if op in SPAN_FROM_BYTES:
+        out |= {"res_elems"}
     # An undefined alias may name any encoding: only the same name on both sides is known to
     # be the same encoding.
     unresolved = any(lay is not None and lay.kind == "unresolved" for lay in (source, result))
@@ -104,18 +115,31 @@ def eval3(e: dsl.Expr, facts: Facts, unknown: frozenset[str]) -> int | bool | No
         return None
 
 
+def unjudged_reads(facts: Facts, profile: str, unknown: frozenset[str]) -> dict[str, list[str]]:
+    """Each of the profile's rules that is not judged (in catalogue order), with the unknown
+    facts its guard or formula reads (in fact order): what its formula reads decides it, so a
+    rule reading only logical facts is judged whatever the layout. A rule whose guard is false
+    whatever the unknown facts are does not apply, and is judged."""
+    if not unknown:
+        return {}
+    out: dict[str, list[str]] = {}
+    for r in rules_for(profile):
+        guard, formula = compiled(r.id)
+        read = (dsl.free_vars(guard) | dsl.free_vars(formula)) & unknown
+        if read and eval3(guard, facts, unknown) is not False:
+            out[r.id] = [f.name for f in FACTS if f.name in read]
+    return out
+
+
 def unjudged_rules(facts: Facts, profile: str, unknown: frozenset[str]) -> list[str]:
     """The profile's rules that read an unknown fact and whose guard is not false whatever
     that fact is, in catalogue order."""
-    if not unknown:
-        return []
-    out: list[str] = []
-    for r in rules_for(profile):
-        guard, formula = compiled(r.id)
-        reads = dsl.free_vars(guard) | dsl.free_vars(formula)
-        if reads & unknown and eval3(guard, facts, unknown) is not False:
-            out.append(r.id)
-    return out
+    return list(unjudged_reads(facts, profile, unknown))
+
+
+def unjudged_reason(reads: dict[str, list[str]]) -> str:
+    """Which unknown facts each unjudged rule reads, as one clause: ``rule reads a, b; ...``."""
+    return "; ".join(f"{rule} reads {', '.join(names)}" for rule, names in reads.items())
 
 
 def judge_facts(

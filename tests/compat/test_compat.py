@@ -143,15 +143,7 @@ def _tmem(name: str | None) -> dict[str, Any]:
 @pytest.mark.parametrize("profile", ["flagtree", "safe"])
 @pytest.mark.parametrize(
     "name",
-    [
-        "#tmem",
-        pytest.param(
-            "#smem",
-            marks=pytest.mark.xfail(
-                reason="18.2 smem-by-name: #smem is taken by its name", strict=True
-            ),
-        ),
-    ],
+    ["#tmem", "#smem"],
 )
 def test_a_memory_space_alias_is_what_it_is_defined_as(name: str, profile: str) -> None:
     """Whatever it is called, an alias defined as tensor memory is tensor memory."""
