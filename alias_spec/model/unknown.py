@@ -43,6 +43,15 @@ OFF_FROM_BYTES = frozenset({"ttg.memdesc_index", "ttg.memdesc_subslice"})
 # Ops whose ``res_elems`` is not the result's logical count but the span of source bytes it
 # covers (request.py's subslice model), which the byte model gives.
 SPAN_FROM_BYTES = frozenset({"ttg.memdesc_subslice"})
+# A reinterpret's size checks on logical element counts are decisive only when they fail:
+# Triton 3.8 and 3.9 also refuse a reinterpret between a padded and an unpadded layout, and 3.9
+# sizes a padded layout by its footprint, neither of which the catalogue has a rule for (both
+# measured on the CPU). Where a side's layout is not modelled, this marker (no fact of the
+# vocabulary) makes such a rule not judged when it holds.
+SIZE_HOLDS_UNJUDGED = "reinterpret.layout_sizes"
+COUNT_FACTS = frozenset({"src_elems", "res_elems"})
+TRITON_RULES = "triton."  # the rules of Triton's own verifiers (the triton-3.x profiles)
+REINTERPRET_OPS = frozenset({"ttg.memdesc_reinterpret"})
 # Ops whose rules ask whether both sides have the same encoding (``same_enc``).
 SAME_ENCODING_OPS = frozenset(
     {"ttg.memdesc_reinterpret", "ttg.memdesc_index", "ttg.memdesc_subslice"}
@@ -72,6 +81,8 @@ def unmodelled_facts(op: str, source: Layout | None, result: Layout | None) -> f
         out |= {"off"}
     if op in SPAN_FROM_BYTES:
         out |= {"res_elems"}
+    if op in REINTERPRET_OPS:
+        out |= {SIZE_HOLDS_UNJUDGED}
     # An undefined alias may name any encoding: only the same name on both sides is known to
     # be the same encoding.
     unresolved = any(lay is not None and lay.kind == "unresolved" for lay in (source, result))
@@ -128,6 +139,14 @@ def unjudged_reads(facts: Facts, profile: str, unknown: frozenset[str]) -> dict[
         read = (dsl.free_vars(guard) | dsl.free_vars(formula)) & unknown
         if read and eval3(guard, facts, unknown) is not False:
             out[r.id] = [f.name for f in FACTS if f.name in read]
+        elif (
+            SIZE_HOLDS_UNJUDGED in unknown
+            and r.id.startswith(TRITON_RULES)
+            and (dsl.free_vars(formula) & COUNT_FACTS)
+            and eval3(guard, facts, unknown) is not False
+            and eval3(formula, facts, unknown) is not False
+        ):
+            out[r.id] = ["the padding of a layout it does not model (only a failure is decisive)"]
     return out
 
 

@@ -47,7 +47,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 // EXPECT: *: lint.unmodelled @ 35
 // EXPECT: *: lint.unmodelled @ 36
 // EXPECT: *: lint.unmodelled @ 37
-// EXPECT: *: lint.unmodelled @ 38
+// EXPECT: safe, triton-3.6, triton-3.7, triton-3.8, triton-3.9: lint.unmodelled @ 38
 // EXPECT: safe, flagtree: alias.mutability @ 24
 // EXPECT: safe, flagtree: alias.space.match @ 37
 // EXPECT: safe, flagtree: alias.scope.smem @ 38
