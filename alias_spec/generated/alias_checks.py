@@ -138,7 +138,7 @@ def _rule_alias_size_static(f: Mapping[str, int | bool]) -> dict[str, int | bool
     """alias.size.static: Static byte sizes."""
     if not (True):
         return None
-    if f['src_static'] and f['res_static'] and (f['src_bits'] + 7) // 8 >= 1 and f['src_elems'] * ((f['src_bits'] + 7) // 8) <= 9223372036854775807 and f['res_elems'] * ((f['res_bits'] + 7) // 8) <= 9223372036854775807:
+    if f['src_static'] and f['res_static'] and f['src_elems'] * ((f['src_bits'] + 7) // 8) <= 9223372036854775807 and f['res_elems'] * ((f['res_bits'] + 7) // 8) <= 9223372036854775807 and f['src_bits'] >= 1:
         return None
     return {'src_static': f['src_static'], 'res_static': f['res_static'], 'src_bits': f['src_bits'], 'src_bytes': f['src_elems'] * ((f['src_bits'] + 7) // 8), 'res_bytes': f['res_elems'] * ((f['res_bits'] + 7) // 8)}
 

@@ -542,7 +542,7 @@ inline bool fires_alias_offset_aligned(const Facts &f) {
 // alias.size.static: Static byte sizes.
 inline bool fires_alias_size_static(const Facts &f) {
   using namespace detail;
-  return !f.src_static || !f.res_static || (I(f.src_bits) + I(7)) / I(8) < I(1) || I(f.src_elems) * ((I(f.src_bits) + I(7)) / I(8)) > I(INT64_C(9223372036854775807)) || I(f.res_elems) * ((I(f.res_bits) + I(7)) / I(8)) > I(INT64_C(9223372036854775807));
+  return !f.src_static || !f.res_static || I(f.src_elems) * ((I(f.src_bits) + I(7)) / I(8)) > I(INT64_C(9223372036854775807)) || I(f.res_elems) * ((I(f.res_bits) + I(7)) / I(8)) > I(INT64_C(9223372036854775807)) || I(f.src_bits) < I(1);
 }
 
 // alias.range.fits: The result fits in the source view (logical sizes).

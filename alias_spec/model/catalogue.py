@@ -195,8 +195,8 @@ RULES: tuple[Rule, ...] = (
         "byte wide (FlagTree's byte size has no value for a zero-byte element; a zero-byte "
         "result element is alias.dtype.addressable's, which FlagTree checks first).",
         guard="True",
-        formula="src_static and res_static and src_eb >= 1 and src_bytes <= INT64_MAX and "
-        "res_bytes <= INT64_MAX",
+        formula="src_static and res_static and src_bytes <= INT64_MAX and res_bytes <= INT64_MAX "
+        "and src_bits >= 1",
         message="expects static source and result memdesc byte sizes",
         values=("src_static", "res_static", "src_bits", "src_bytes", "res_bytes"),
         provenance=CPP,
