@@ -256,3 +256,20 @@ def test_any_text_reads_or_is_one_line(text: str) -> None:
         read("define void @f() {\n" + text + "\n  ret void\n}\n")
     except LlirError as exc:
         assert "\n" not in str(exc)
+
+
+def test_a_parser_abort_is_an_error_not_a_dead_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LLVM's parser aborts the process on some malformed text (a property test once hit it):
+    the text is parsed in a forked child first, and an abort there is one LlirError here."""
+    import os
+
+    from alias_spec.ir import llir as ir_llir
+
+    class Aborting:
+        def parse_assembly(self, text: str) -> None:
+            os.abort()
+
+    monkeypatch.setattr(ir_llir, "_llvm", lambda: Aborting())
+    with pytest.raises(ir_llir.LlirError, match="aborts on the text") as got:
+        ir_llir.read("define void @k() {\n  ret void\n}\n")
+    assert "\n" not in str(got.value)

@@ -19,6 +19,7 @@ import os
 import re
 import struct
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,10 @@ MAX_INSTRUCTIONS = 2_000_000
 MAX_CONST_DEPTH = 64  # nesting of a constant expression
 MAX_DECLARATIONS = 4096  # declarations added to a hand-written excerpt
 MAX_WARNING_BYTES = 64 * 1024  # of what LLVM's parser prints
+# LLVM's parser aborts the whole process on some malformed text (an assertion, seen once in a
+# property test on spliced real IR) instead of reporting an error: the text is parsed in a
+# forked child first, for at most this long, and only then in this process.
+PROBE_SECONDS = 120.0
 
 NEEDS_LLVMLITE = "alias-spec plan --llir needs llvmlite: pip install 'tle-alias-spec[plan]'"
 
@@ -219,7 +224,42 @@ def _llvm_stderr(said: list[str]) -> Iterator[None]:
             said.extend(" ".join(line.split()) for line in text.splitlines() if line.strip())
 
 
+def _probe(llvm: Any, text: str) -> str | None:
+    """Why parsing ``text`` would kill this process (LLVM aborts, or does not finish), or None
+    when a forked child survives it (or there is no fork: the parse is then unprobed)."""
+    if not hasattr(os, "fork"):
+        return None
+    pid = os.fork()
+    if pid == 0:  # the child: parse, say nothing, leave without Python's clean-up
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            llvm.parse_assembly(text)
+        except BaseException:  # noqa: BLE001 - the parent parses again and reports it
+            pass
+        os._exit(0)
+    deadline = time.monotonic() + PROBE_SECONDS
+    delay = 0.001
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            return f"LLVM's parser did not finish within {PROBE_SECONDS:.0f} s"
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    if os.WIFSIGNALED(status):
+        return f"LLVM's parser aborts on the text (signal {os.WTERMSIG(status)}): malformed LLVM IR"
+    return None
+
+
 def _parse(llvm: Any, text: str, said: list[str]) -> Any:
+    why = _probe(llvm, text)
+    if why is not None:
+        raise LlirError(why)
     try:
         with _llvm_stderr(said):
             return llvm.parse_assembly(text)
