@@ -11,6 +11,10 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from alias_spec.api import DEFAULT_ENGINE, MAX_INPUT_BYTES, MAX_INPUT_MIB
+
+# Importable from here before 0.2.0 (an engine by name); kept for one release.
+from alias_spec.api import implications as implications
+from alias_spec.api import judge as judge
 from alias_spec.engines import registry
 from alias_spec.engines.cpp_engine import CppEngineError
 from alias_spec.engines.registry import NAMES as ENGINES
@@ -19,7 +23,8 @@ from alias_spec.model.catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, r
 from alias_spec.model.errors import RequestError, one_line
 from alias_spec.model.request import Request, load_requests
 from alias_spec.model.verdict import Verdict
-from alias_spec.semantics.verdict import implications, judge, verdict_json
+from alias_spec.semantics.verdict import judge as judge_with
+from alias_spec.semantics.verdict import verdict_json
 
 EXAMPLE = "examples/request.json"
 _CHUNK = 2**20
@@ -184,7 +189,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     engine = registry.get(args.engine)  # an engine that cannot run here: one line, exit 2
     for i, p in enumerate(parsed):
         if isinstance(p, Request):
-            v = judge(p, args.profile, engine, not args.no_fix)
+            v = judge_with(p, args.profile, engine, not args.no_fix)
             verdicts.append((i, p, v, {} if args.no_fix else implications(p, v)))
     if verdicts and args.json:
         out: list[dict[str, Any]] = []

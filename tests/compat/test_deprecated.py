@@ -78,3 +78,16 @@ def test_the_old_name_of_a_swizzled_layout_is_still_unknown() -> None:
     with pytest.raises(RequestError) as exc:
         parse_request(_req({"kind": "swizzled", "element_bits": 16}))
     assert exc.value.field == "source.layout.element_bits"
+
+
+def test_cli_judge_keeps_its_pre_0_2_form() -> None:
+    """``alias_spec.cli.judge(request, profile, engine_name)`` worked before 0.2.0 moved the
+    verdict to ``alias_spec.api``; it keeps working for one release."""
+    from alias_spec.cli import implications, judge
+    from alias_spec.model.request import parse_request
+
+    req = parse_request({"source": {"shape": [16], "dtype": "i8"},
+                         "result": {"shape": [32], "dtype": "i8"}, "alias_offset_bytes": 0})  # fmt: skip
+    verdict = judge(req, "safe", "python")
+    assert "alias.range.fits" in verdict.rule_ids()
+    assert isinstance(implications(req, verdict), dict)
