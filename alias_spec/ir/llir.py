@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import faulthandler
 import os
 import re
 import struct
@@ -232,6 +233,7 @@ def _probe(llvm: Any, text: str) -> str | None:
     pid = os.fork()
     if pid == 0:  # the child: parse, say nothing, leave without Python's clean-up
         try:
+            faulthandler.disable()  # its report of the abort would reach the parent's stderr
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, 1)
             os.dup2(null, 2)
