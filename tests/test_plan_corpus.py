@@ -280,11 +280,11 @@ def test_cut_mutant_needs_liveness_through_views(monkeypatch: pytest.MonkeyPatch
     """A liveness that stops at the root's own uses (the FlagTree bugs) misses most cut
     mutants: they sit after the root's last direct use. (It still catches those inside a loop
     or a region whose range covers them.)"""
-    from alias_spec.plan import liveness
+    from alias_spec.ir import flows
 
     cuts = [m for m in mutants.mutants() if m.operator == "cut"]
     assert cuts and all(mutants.caught(m) for m in cuts)
-    monkeypatch.setattr(liveness._Flows, "reach", lambda self, root: {root})
+    monkeypatch.setattr(flows.Flows, "reach", lambda self, root: {root})
     missed = [m for m in cuts if not mutants.caught(m)]
     # Measured 63 of 149 once liveness followed regions per branch and partition (more cuts
     # now land inside a region whose range covers them); without view-following a third at

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import z3
 
+from alias_spec.ir.flows import Flows
 from alias_spec.ir.llir import split_top
 from alias_spec.ir.ttgir import resolve_loc
 from alias_spec.model.dtypes import DTYPE_BITS, PTX_DTYPES
@@ -333,14 +334,13 @@ _DOT_OPS = ("ttng.warp_group_dot",)
 def _owners(ev: Evaluator, name: str) -> list[tuple[set[str], int, int, str]]:
     """The kernel's placed buffers with every TTGIR value derived from each (views, stages,
     loop-carried copies: the liveness' value graph)."""
-    from alias_spec.plan.liveness import _Flows
 
     st = _state(ev)
     if name not in st.owners:
         fn = ev.ttgir.function(name)  # type: ignore[attr-defined]
         out: list[tuple[set[str], int, int, str]] = []
         if fn is not None:
-            flows = _Flows(fn)
+            flows = Flows(fn)
             for b in ev.buffers:
                 if (b.kind == "alloc" and b.function == name and b.op.results
                         and b.offset is not None and b.size):  # fmt: skip

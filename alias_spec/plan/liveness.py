@@ -40,11 +40,9 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
+from alias_spec.ir.flows import Flows, branch_target, label_index
 from alias_spec.ir.ttgir import BRANCHES, CONCURRENT_OPS, LOOP_OPS, TERMINATORS, Function, Op
 
-# Ops whose results never hold shared-memory bytes although an operand does (they read data).
-_DATA_OPS = {"ttg.local_load", "tt.load", "ttng.tmem_load", "tt.reduce", "tt.scan"}
-_MEMORY_TYPES = ("memdesc", "!tt.ptr", "token", "!llvm.ptr<3>")
 # Asynchronous TMA ops that read a shared-memory source after they issue (one bulk async-group
 # each, committed by every thread); ``ttng.async_tma_store_wait {pendings = N}`` waits until at
 # most the N newest groups of the executing thread are still reading. Same names 3.6 to 3.9.
@@ -54,32 +52,9 @@ ASYNC_STORES = {
     "ttng.async_tma_scatter",
 }
 STORE_WAIT = "ttng.async_tma_store_wait"
-# A pointer made an integer still holds its buffer's bytes: through this op, and from then on
-# through any op on the integer (arithmetic, splats, region arguments), until tt.int_to_ptr.
-PTR_TO_INT = "tt.ptr_to_int"
 _PENDINGS = re.compile(r"\bpendings\s*=\s*(\d+)")
 _MULTI = re.compile(r"^\s*(%[\w.$-]+):(\d+)\s*=")
 _DEFAULT_END = "ttg.warp_yield"
-
-
-def _base(name: str) -> str:
-    """``%r#1`` names a result of ``%r``."""
-    return name.split("#", 1)[0]
-
-
-def holds_memory(op: Op) -> bool:
-    if op.name in _DATA_OPS:
-        return False
-    types = op.result_types()
-    return any(t in types for t in _MEMORY_TYPES)
-
-
-def result_names(op: Op) -> list[str]:
-    """An op's results one by one: ``%r:2 = ...`` gives ``%r#0`` and ``%r#1``."""
-    m = _MULTI.match(op.head)
-    if m and len(op.results) == 1 and op.results[0] == m.group(1):
-        return [f"{m.group(1)}#{i}" for i in range(int(m.group(2)))]
-    return list(op.results)
 
 
 @dataclass
@@ -105,22 +80,10 @@ class Span:
         return None
 
 
-def _label_index(fn: Function) -> dict[tuple[int | None, str], int]:
-    """Block labels by (region owner, name): a branch targets a block of its own region."""
-    return {(op.parent, op.name[1:]): op.pos for op in fn.ops if op.name.startswith("^")}
-
-
-def _target(fn: Function, labels: dict[tuple[int | None, str], int], op: Op, name: str):
-    at = labels.get((op.parent, name))
-    if at is None and op.parent is None:
-        at = fn.labels.get(name)
-    return at
-
-
 def spans(fn: Function) -> list[Span]:
     """Loops and concurrent regions of a function, as position ranges."""
     out = []
-    labels = _label_index(fn)
+    labels = label_index(fn)
     for op in fn.ops:
         if op.name in LOOP_OPS:
             out.append(Span(op.pos, op.end, frozenset(op.decls), False))
@@ -138,123 +101,11 @@ def spans(fn: Function) -> list[Span]:
                             tuple(regions)))  # fmt: skip
         elif op.name in BRANCHES:
             for target in op.targets:
-                at = _target(fn, labels, op, target)
+                at = branch_target(fn, labels, op, target)
                 if at is not None and at <= op.pos:
                     label = fn.ops[at]
                     out.append(Span(at, op.pos, frozenset(label.decls), False))
     return out
-
-
-class _Flows:
-    """The value graph of one function: an edge from a value to each value that may hold
-    what it holds, and where each value is defined and used."""
-
-    def __init__(self, fn: Function) -> None:
-        self.fn = fn
-        self.known: set[str] = set()
-        for op in fn.ops:
-            self.known.update(op.results)
-            self.known.update(result_names(op))
-            self.known.update(op.decls)
-        self.edges: dict[str, list[str]] = {}
-        # Edges followed only from an integer made of a pointer (see PTR_TO_INT): every op's
-        # operands to its results.
-        self.loose: dict[str, list[str]] = {}
-        self.ints: set[str] = set()
-        self.defs: dict[str, list[int]] = {}
-        self.uses: dict[str, list[int]] = {}
-        self._yields: list[tuple[int, str, str]] = []  # scf.if yields: (position, value, result)
-        labels = _label_index(fn)
-        yields: dict[int, list[Op]] = {}
-        for op in fn.ops:
-            if op.name in TERMINATORS and op.parent is not None:
-                yields.setdefault(op.parent, []).append(op)
-        for op in fn.ops:
-            results = result_names(op)
-            if results != op.results:  # %r:N: a bare %r (not printed so) holds all of them
-                for r in results:
-                    self.edges.setdefault(r, []).extend(op.results)
-            region = op.end > op.pos
-            if not region:
-                for r in results:
-                    self.defs.setdefault(r, []).append(op.pos)
-            for d in op.decls:
-                self.defs.setdefault(d, []).append(op.pos)
-            for u in op.uses:
-                self.uses.setdefault(self.norm(u), []).append(op.pos)
-            if region and (op.decls or results):
-                self._region_flows(op, results, yields.get(op.pos, []))
-            elif results and (holds_memory(op) or op.name == PTR_TO_INT):
-                self._link(op.uses, results)
-                if op.name == PTR_TO_INT:
-                    self.ints.update(results)
-            elif results and op.name not in _DATA_OPS:
-                for u in op.uses:
-                    self.loose.setdefault(self.norm(u), []).extend(results)
-            if op.name in BRANCHES:
-                for target in op.targets:
-                    at = _target(fn, labels, op, target)
-                    if at is not None:
-                        self._link(op.uses, fn.ops[at].decls)
-        for pos, u, r in self._yields:
-            at = self.uses.get(self.norm(u), [])
-            if r not in self.uses and pos in at:  # a result nobody reads: nor does its yield
-                at.remove(pos)
-        for op in fn.ops:
-            if op.name in ASYNC_STORES:
-                done = _store_done(fn, op)
-                for u in op.uses:
-                    self.uses.setdefault(self.norm(u), []).append(done)
-
-    def norm(self, name: str) -> str:
-        if name in self.known:
-            return name
-        base = _base(name)
-        return base if base in self.known or "#" in name else name
-
-    def _link(self, sources: list[str], targets: list[str]) -> None:
-        if not targets:
-            return
-        for s in sources:
-            self.edges.setdefault(self.norm(s), []).extend(targets)
-
-    def _region_flows(self, op: Op, results: list[str], terms: list[Op]) -> None:
-        if op.name == "scf.if" and not op.decls and all(len(t.uses) == len(results)
-                                                        for t in terms):  # fmt: skip
-            # Each result is what the branches yield in its position.
-            for t in terms:
-                for u, r in zip(t.uses, results, strict=True):
-                    self._link([u], [r])
-                    self._yields.append((t.pos, u, r))
-            return
-        sources = op.uses + [u for t in terms for u in t.uses]
-        self._link(sources, op.decls + results)
-
-    def reach(self, root: str) -> set[str]:
-        """Every value derived from a root."""
-        seen = {root}
-        todo = [root]
-        edges, loose = self.edges, self.loose
-        ints: set[str] = set()  # reached values that are integers made of a pointer
-        while todo:
-            v = todo.pop()
-            as_int = v in ints or v in self.ints
-            for t in edges.get(v, ()):
-                if as_int and t not in ints:
-                    ints.add(t)
-                    seen.discard(t)  # visit again: its integer edges count now
-                if t not in seen:
-                    seen.add(t)
-                    todo.append(t)
-            if as_int:
-                for t in loose.get(v, ()):
-                    if t not in ints:
-                        ints.add(t)
-                        seen.discard(t)
-                    if t not in seen:
-                        seen.add(t)
-                        todo.append(t)
-        return seen
 
 
 def _store_done(fn: Function, store: Op) -> int:
@@ -405,7 +256,13 @@ class Liveness:
     def __init__(self, fn: Function) -> None:
         self.fn = fn
         self.size = len(fn.ops)
-        self.flows = _Flows(fn)
+        self.flows = Flows(fn)
+        # An asynchronous TMA store reads its source until the wait that retires it.
+        for op in fn.ops:
+            if op.name in ASYNC_STORES:
+                done = _store_done(fn, op)
+                for u in op.uses:
+                    self.flows.uses.setdefault(self.flows.norm(u), []).append(done)
         self.index = _Index(spans(fn))
         self._always_cache: list[Span] | None = None
         self._always_starts: list[int] = []
