@@ -92,7 +92,7 @@ def test_a_report_per_kernel() -> None:
     )
     assert lines[2] == ("alias-spec plan: frame_constexpr[num_warps=4](x_ptr: *fp32, "
                         "y_ptr: *fp32, out_ptr: *fp32): findings:")  # fmt: skip
-    assert "outside its frame" in lines[3] and "_scaled_helper" in lines[3]
+    assert "in its frame as placed by the call" in lines[3] and "_scaled_helper" in lines[3]
     assert hook.summary() == "alias-spec plan: 3 kernels judged: 2 clean, 1 findings"
 
 
@@ -111,7 +111,7 @@ def test_raise_names_the_kernel() -> None:
         warm(gt.frame_constexpr, F32, F32, F32)
     message = str(info.value)
     assert message.startswith("alias-spec plan: frame_constexpr[num_warps=4](")
-    assert ": findings: " in message and "outside its frame" in message
+    assert ": findings: " in message and "in its frame as placed by the call" in message
     assert info.value.result.status == "findings" and hook.results[-1] is info.value.result
     warm(gt.asm_shared_store, F32, F32)  # partial: raises only in mode strict
     assert hook.results[-1].status == "partial"

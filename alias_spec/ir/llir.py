@@ -371,6 +371,16 @@ def _convert(mod: Any, text: str) -> Module:
             mm = _META_LINE.match(line)
             if mm:
                 metadata[mm.group(1)] = mm.group(2)
+    # Debug locations are read from the input's own lines and metadata: LLVM numbers the
+    # metadata of an instruction printed alone per function, so past the first function a
+    # printed instruction's !dbg names another node.
+    given: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("!"):
+            mm = _META_LINE.match(line)
+            if mm:
+                given[mm.group(1)] = mm.group(2)
+    raw_lines = text.splitlines()
     sources = _source_lines(text)
     functions: list[Function] = []
     declarations: list[str] = []
@@ -381,6 +391,13 @@ def _convert(mod: Any, text: str) -> Module:
             continue
         place = sources[len(functions)] if len(functions) < len(sources) else (0, [])
         f = _function(fn, place, metadata)
+        if len(place[1]) == len(f.instructions):
+            for ins, (no, _) in zip(f.instructions, place[1], strict=True):
+                d = _DBG.search(_STRING.sub('""', raw_lines[no - 1]))
+                ins.dbg = _dbg_loc(d.group(1), given) if d else None
+        elif functions:
+            for ins in f.instructions:
+                ins.dbg = None  # not the input's numbering: no location rather than a wrong one
         total += len(f.instructions)
         if total > MAX_INSTRUCTIONS:
             raise LlirError(f"more than {MAX_INSTRUCTIONS} instructions")

@@ -384,6 +384,42 @@ def resolve_loc(ref: str | None, aliases: dict[str, str], depth: int = 0) -> str
     return f"{m.group(1)}:{m.group(2)}:{m.group(3)}" if m else None
 
 
+def op_locations(op: Op, module: Module) -> set[tuple[str, int, int]]:
+    """Every ``(file, line, col)`` the op's location names, both sides of call sites included:
+    LLVM IR may keep an inlined callee's line where the TTGIR shows the caller's first."""
+    out: set[tuple[str, int, int]] = set()
+    todo, seen = [op.loc_ref] if op.loc_ref else [], set()
+    while todo and len(seen) < 64:
+        ref = todo.pop()
+        if ref in seen:
+            continue
+        seen.add(ref)
+        text = module.aliases.get(ref, ref) if ref.startswith("#") else ref
+        for fm in _FILE_LOC.finditer(text):
+            out.add((fm.group(1), int(fm.group(2)), int(fm.group(3))))
+        todo.extend(r for r in _LOC_REF.findall(text) if r not in seen)
+    first = resolve_loc(op.loc_ref, module.aliases)
+    if first:
+        f, line, col = first.rsplit(":", 2)
+        out.add((f, int(line), int(col)))
+    return out
+
+
+def same_file(a: str, b: str) -> bool:
+    """LLVM IR names a file by its name, the TTGIR by its path (possibly rewritten): one ends
+    with the other."""
+    a, b = a.rsplit("/", 1)[-1], b.rsplit("/", 1)[-1]
+    return a.endswith(b) or b.endswith(a)
+
+
+def plain_symbol(name: str) -> str:
+    """A symbol name as its symbol: a quoted spelling unquoted, its hex escapes decoded (TTGIR
+    and LLVM IR both quote names that are not plain identifiers); a bare one is the name."""
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name[1:-1])
+    return name
+
+
 def _own_loc(line: str, toks: list[Tok]) -> str | None:
     """The statement's own location: the contents of its last top-level ``loc(...)``."""
     depth = 0

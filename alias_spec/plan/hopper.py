@@ -44,9 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import z3
 
-from alias_spec.ir.flows import Flows
 from alias_spec.ir.llir import split_top
-from alias_spec.ir.ttgir import resolve_loc
 from alias_spec.model.dtypes import DTYPE_BITS, PTX_DTYPES
 from alias_spec.model.facts import elem_bytes
 
@@ -104,10 +102,7 @@ _PRED = re.compile(r"^@(!?)\$(\d+)\s+")
 @dataclass
 class _State:
     by_args: dict[int, Instruction]  # id(ins.operands) -> ins: the hooks get the operand list
-    located: dict[tuple[int, int], list[tuple[str, str, Op]]] | None = None  # see _located
     notes: dict[int, str] = field(default_factory=dict)
-    # TTGIR function -> per buffer with a known place: (its values, offset, end, label)
-    owners: dict[str, list[tuple[set[str], int, int, str]]] = field(default_factory=dict)
 
 
 def _state(ev: Evaluator) -> _State:
@@ -317,7 +312,7 @@ def _wgmma(ptx: str, ins: Instruction, ev: Evaluator) -> str | None:
         for what, e in (("first", lo), ("last", last)):
             _add(ev, Access(ins.line, ins.column, f"wgmma operand {role} ({what} byte)", 1,
                             Value(z3.simplify(e), True, v.opaque), ins.dbg,
-                            within=within))  # fmt: skip
+                            within=[within] if within else None))  # fmt: skip
         modelled.add(int(om.group(1)))  # type: ignore[union-attr]
     # Any other operand carrying a shared address is not modelled.
     for k in re.findall(r"\$(\d+)", rest):
@@ -331,25 +326,6 @@ def _wgmma(ptx: str, ins: Instruction, ev: Evaluator) -> str | None:
 _DOT_OPS = ("ttng.warp_group_dot",)
 
 
-def _owners(ev: Evaluator, name: str) -> list[tuple[set[str], int, int, str]]:
-    """The kernel's placed buffers with every TTGIR value derived from each (views, stages,
-    loop-carried copies: the liveness' value graph)."""
-
-    st = _state(ev)
-    if name not in st.owners:
-        fn = ev.ttgir.function(name)  # type: ignore[attr-defined]
-        out: list[tuple[set[str], int, int, str]] = []
-        if fn is not None:
-            flows = Flows(fn)
-            for b in ev.buffers:
-                if (b.kind == "alloc" and b.function == name and b.op.results
-                        and b.offset is not None and b.size):  # fmt: skip
-                    out.append((flows.reach(b.op.results[0]), b.offset, b.offset + b.size,
-                                b.label))  # fmt: skip
-        st.owners[name] = out
-    return st.owners[name]
-
-
 def _operand_buffer(ins: Instruction, index: int, ev: Evaluator) -> tuple[int, int, str] | None:
     """The buffer operand ``index`` of the TTGIR dot at the wgmma's location reads."""
     return _own_buffer(ins, _DOT_OPS, index, ev)
@@ -358,26 +334,9 @@ def _operand_buffer(ins: Instruction, index: int, ev: Evaluator) -> tuple[int, i
 def _own_buffer(ins: Instruction, names: tuple[str, ...], index: int,
                 ev: Evaluator) -> tuple[int, int, str] | None:  # fmt: skip
     """The buffer (offset, end, label) that operand ``index`` of the TTGIR ops named so at the
-    instruction's location is derived from: only when every such op is the kernel's own (the
-    LLVM function's: offsets absolute) and all name the one buffer. None otherwise (the access
-    is then judged against the function's range alone)."""
-    from alias_spec.plan.llir import _plain
-
-    if ins.dbg is None or getattr(ev, "ttgir", None) is None or not ev.buffers:
-        return None
-    file, line, col = ins.dbg.rsplit(":", 2)
-    found = [(fn, op) for f, fn, op in _located(ev).get((int(line), int(col)), [])
-             if op.name in names and _same_file(f, file)]  # fmt: skip
-    got: set[tuple[int, int, str]] = set()
-    for fn, op in found:
-        if _plain(fn) != ev.fn.name or len(op.uses) <= index:
-            return None
-        mine = {(lo, hi, label) for vals, lo, hi, label in _owners(ev, fn)
-                if op.uses[index] in vals}  # fmt: skip
-        if len(mine) != 1:
-            return None
-        got |= mine
-    return got.pop() if len(got) == 1 else None
+    instruction's location is derived from, when all of them name the one buffer."""
+    att = ev.attribution
+    return att.operand_at(ins.dbg, names, index) if att is not None else None
 
 
 def _constant(e: z3.BitVecRef, ev: Evaluator) -> int | None:
@@ -418,48 +377,6 @@ def shared_address_as_value(ptx: str, args: list[Operand], ev: Evaluator) -> str
 
 
 # --- TMA ---------------------------------------------------------------------------------------
-
-
-def _locations(op: Op, module: Module) -> set[tuple[str, int, int]]:
-    """Every ``file:line:col`` the op's location names (both sides of call sites): LLVM IR
-    may keep the inlined callee's line where the TTGIR shows the caller's first."""
-    out: set[tuple[str, int, int]] = set()
-    todo, seen = [op.loc_ref] if op.loc_ref else [], set()
-    while todo and len(seen) < 64:
-        ref = todo.pop()
-        if ref in seen:
-            continue
-        seen.add(ref)
-        text = module.aliases.get(ref, ref) if ref.startswith("#") else ref
-        for fm in _FILE_LOC.finditer(text):
-            out.add((fm.group(1), int(fm.group(2)), int(fm.group(3))))
-        todo.extend(r for r in _LOC_REF.findall(text) if r not in seen)
-    first = resolve_loc(op.loc_ref, module.aliases)
-    if first:
-        f, line, col = first.rsplit(":", 2)
-        out.add((f, int(line), int(col)))
-    return out
-
-
-def _same_file(a: str, b: str) -> bool:
-    """LLVM IR names a file by its name, the TTGIR by its path (possibly rewritten): one
-    ends with the other."""
-    a, b = a.rsplit("/", 1)[-1], b.rsplit("/", 1)[-1]
-    return a.endswith(b) or b.endswith(a)
-
-
-def _located(ev: Evaluator) -> dict[tuple[int, int], list[tuple[str, str, Op]]]:
-    """(line, col) -> (file, TTGIR function, op) of each TMA copy and wgmma dot located there."""
-    st = _state(ev)
-    if st.located is None:
-        st.located = {}
-        module = getattr(ev, "ttgir", None)
-        for f in module.functions if module is not None else ():
-            for op in f.ops:
-                if op.name in _TMA_LOAD_OPS + _TMA_STORE_OPS + _DOT_OPS:
-                    for file, line, col in _locations(op, module):
-                        st.located.setdefault((line, col), []).append((file, f.name, op))
-    return st.located
 
 
 def _layout(ref: str, module: Module) -> dict[str, str] | None:
@@ -513,12 +430,10 @@ def tma_message_bytes(op: Op, module: Module, rank: int) -> int | None:
 def _tma_bytes(ins: Instruction, ev: Evaluator, load: bool, rank: int) -> int | None:
     """Bytes one message of the TTGIR TMA op at the instruction's location moves; None when
     no op or ops that disagree are found there."""
-    if ins.dbg is None or getattr(ev, "ttgir", None) is None:
+    if ev.attribution is None:
         return None
-    file, line, col = ins.dbg.rsplit(":", 2)
     names = _TMA_LOAD_OPS if load else _TMA_STORE_OPS
-    found = [op for f, _, op in _located(ev).get((int(line), int(col)), [])
-             if op.name in names and _same_file(f, file)]  # fmt: skip
+    found = [op for _, op in ev.attribution.ops_at(ins.dbg, names)]
     sizes = {tma_message_bytes(op, ev.ttgir, rank) for op in found}  # type: ignore[attr-defined]
     if len(sizes) != 1:
         return None
@@ -592,7 +507,7 @@ def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
     expr = _fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
     _add(ev, Access(ins.line, ins.column, f"asm {head} ({size}-byte box)", size,
                     Value(expr, True, v.opaque), ins.dbg, _predicate(ins, ptx, ev),
-                    within))  # fmt: skip
+                    [within] if within else None))  # fmt: skip
     return min(size, MBARRIER_BYTES)
 
 

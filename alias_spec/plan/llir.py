@@ -46,7 +46,10 @@ from alias_spec.ir.llir import (
     read,
     split_top,
 )
+from alias_spec.ir.ttgir import plain_symbol
 from alias_spec.model.facts import elem_bytes
+from alias_spec.plan.attribution import Attribution
+from alias_spec.plan.guards import Guards
 from alias_spec.plan.plan import Finding, Note, Report
 
 __all__ = ["LlirError", "check_lowering", "read_llir", "Evaluator", "accesses"]
@@ -85,9 +88,10 @@ class Access:
     addr: Value
     dbg: str | None
     cond: z3.BoolRef | None = None  # the access happens only when this holds (a predicate)
-    # The kernel buffer the access must stay in (offset, end, label): what the TTGIR op at the
-    # access's location reads (hopper.py); judged besides the function's own range.
-    within: tuple[int, int, str] | None = None
+    # The buffers the access may touch, (offset, end, label) relative to its function's base:
+    # what the TTGIR ops at its location read, fill or own (attribution.py; hopper.py names
+    # one operand's). None: unattributed, judged against the function's range alone.
+    within: list[tuple[int, int, str]] | None = None
 
 
 # --- types -------------------------------------------------------------------------------------
@@ -407,6 +411,7 @@ class Evaluator:
         self.ttgir: Any = None  # the TTGIR module, when given (hopper.py reads its TMA ops)
         self.modelled: list[Access] = []  # accesses hopper.py adds (TMA boxes, wgmma operands)
         self.buffers: list[Any] = []  # the plan's buffers (hopper.py finds an operand's own)
+        self.attribution: Attribution | None = None  # each access's buffers, by location
 
     def uses_shared(self, op: Operand) -> bool:
         return _uses(op, self.tainted, self.fn)
@@ -656,7 +661,7 @@ class Evaluator:
 
     # --- phis: merges, and values carried around a loop ------------------------------------
 
-    def _edge(self, frm: int, to: int) -> z3.BoolRef | None:
+    def edge_condition(self, frm: int, to: int) -> z3.BoolRef | None:
         """The condition under which control goes from block ``frm`` to block ``to`` (None:
         always, or unknown, which is the same for a sound bound)."""
         if not 0 <= frm < len(self.fn.blocks) or not self.fn.blocks[frm].instructions:
@@ -769,7 +774,7 @@ class Evaluator:
         conds: list[z3.BoolRef | None] = [None] * len(incs)
         for use_edges in (False, True):
             if use_edges:
-                conds = [self._edge(frm, to) for frm, to in edges]
+                conds = [self.edge_condition(frm, to) for frm, to in edges]
                 if all(c is None for c in conds):
                     break
             for signed in (False, True):
@@ -1182,12 +1187,14 @@ def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
     return hopper.bulk_copy_size(ptx, args, ev)
 
 
-def source_buffer(ptx: str, args: list[Operand], ev: Evaluator) -> tuple[int, int, str] | None:
+def source_buffer(ptx: str, args: list[Operand],
+                  ev: Evaluator) -> list[tuple[int, int, str]] | None:  # fmt: skip
     """The buffer a TMA store's box must lie in (its TTGIR op's source); None for any other
     instruction, or where it is not known (``hopper.py``)."""
     from alias_spec.plan import hopper
 
-    return hopper.store_source_buffer(ptx, args, ev)
+    own = hopper.store_source_buffer(ptx, args, ev)
+    return [own] if own is not None else None
 
 
 def shared_address_as_value(ptx: str, args: list[Operand], ev: Evaluator) -> str | None:
@@ -1339,29 +1346,50 @@ def accesses(fn: Function, ev: Evaluator,
     unless a known library that never touches shared memory)."""
     out: list[Access] = []
     unread: list[str] = []
+    guards = Guards(fn, ev)
     for ins in fn.instructions:
-        op, ops, no = ins.opcode, ins.operands, ins.line
-        if op in _MEMORY and len(ops) > max(i for i in _MEMORY[op] if i is not None):
-            at, sized = _MEMORY[op]
-            ptr = ops[at]
-            ty = ins.type if sized is None else ops[sized].type
-            if ptr.type.startswith("ptr addrspace(3)"):
-                out.append(Access(no, ins.column, "atomic" if op in ("atomicrmw", "cmpxchg")
-                                  else op, type_size(ty), ev.operand(ptr), ins.dbg))  # fmt: skip
-            elif ev.uses_shared(ptr):
-                unread.append(f"line {no}: the {op} through a {_space(ptr.type)} pointer "
-                              "computed from a shared address (not modelled)")  # fmt: skip
-            if op == "store" and ops[0].type.startswith("ptr") and ev.uses_shared(ops[0]):
-                unread.append(f"line {no}: a shared pointer stored to memory (its later uses "
-                              "are not followed)")  # fmt: skip
-        elif op == "call" and ins.callee is not None:
-            _call_accesses(ins, ev, out, unread, defined)
-        elif op not in _FOLLOWED and any(ev.uses_shared(o) for o in ops):
-            unread.append(f"line {no}: {op} uses a value computed from a shared address "
-                          "(not modelled)")  # fmt: skip
+        first, modelled = len(out), len(ev.modelled)
+        _instruction_accesses(ins, ev, out, unread, defined)
+        for acc in out[first:] + ev.modelled[modelled:]:
+            acc.cond = _guarded(acc.cond, guards.of(ins.block))
     out += ev.modelled  # what the Hopper hooks modelled (TMA boxes, wgmma operands)
     ev.modelled = []
+    if ev.attribution is not None:
+        for acc in out:
+            if acc.within is None:
+                acc.within = ev.attribution.buffers_at(acc.dbg)
     return out, unread
+
+
+def _instruction_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: list[str],
+                         defined: set[str] | None) -> None:  # fmt: skip
+    op, ops, no = ins.opcode, ins.operands, ins.line
+    if op in _MEMORY and len(ops) > max(i for i in _MEMORY[op] if i is not None):
+        at, sized = _MEMORY[op]
+        ptr = ops[at]
+        ty = ins.type if sized is None else ops[sized].type
+        if ptr.type.startswith("ptr addrspace(3)"):
+            out.append(Access(no, ins.column, "atomic" if op in ("atomicrmw", "cmpxchg")
+                              else op, type_size(ty), ev.operand(ptr), ins.dbg))  # fmt: skip
+        elif ev.uses_shared(ptr):
+            unread.append(f"line {no}: the {op} through a {_space(ptr.type)} pointer "
+                          "computed from a shared address (not modelled)")  # fmt: skip
+        if op == "store" and ops[0].type.startswith("ptr") and ev.uses_shared(ops[0]):
+            unread.append(f"line {no}: a shared pointer stored to memory (its later uses "
+                          "are not followed)")  # fmt: skip
+    elif op == "call" and ins.callee is not None:
+        _call_accesses(ins, ev, out, unread, defined)
+    elif op not in _FOLLOWED and any(ev.uses_shared(o) for o in ops):
+        unread.append(f"line {no}: {op} uses a value computed from a shared address "
+                      "(not modelled)")  # fmt: skip
+
+
+def _guarded(cond: z3.BoolRef | None, guards: list[z3.BoolRef]) -> z3.BoolRef | None:
+    """The access's own predicate and the branch conditions that hold where it runs."""
+    parts = ([cond] if cond is not None else []) + guards
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else z3.And(*parts)
 
 
 def _other_space(args: list[Operand], i: int) -> bool:
@@ -1425,11 +1453,15 @@ def frames(report: Report) -> Sites:
     for b in report.buffers:
         callee = getattr(b.op, "callee", None) or b.callee
         if b.kind == "frame" and callee:
-            out.setdefault(_plain(callee), []).append((_plain(b.function), b.offset, b.size))
+            out.setdefault(plain_symbol(callee), []).append(
+                (plain_symbol(b.function), b.offset, b.size)
+            )
     if out:
         return out
     for callee, sites in report.frames.items():
-        out.setdefault(_plain(callee), []).extend((_plain(c), o, n) for c, o, n in sites)
+        out.setdefault(plain_symbol(callee), []).extend(
+            (plain_symbol(c), o, n) for c, o, n in sites
+        )
     return out
 
 
@@ -1457,7 +1489,7 @@ def placements(report: Report, fn: str, called: bool = False,
             for base, chain in bases(caller, depth + 1)
         ]
 
-    fn = _plain(fn)
+    fn = plain_symbol(fn)
     mine = table.get(fn)
     if mine and any(o is None or n is None for _, o, n in mine):
         return None  # a frame whose place or size is unknown
@@ -1481,21 +1513,13 @@ DEEP_STACK = 512 * 2**20  # values are built recursively: long def-use chains ne
 DEEP_RECURSION = 200_000
 
 
-def _plain(name: str) -> str:
-    """A symbol name as its symbol: a quoted spelling unquoted, its hex escapes decoded (TTGIR
-    and LLVM IR both quote names that are not plain identifiers); a bare one is the name."""
-    if len(name) >= 2 and name[0] == name[-1] == '"':
-        return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name[1:-1])
-    return name
-
-
 def ttgir_functions(report: Report) -> list[str]:
     """The TTGIR functions the plan names (owners of buffers, callers and callees of frames):
     the kernel among them whenever it has a buffer or calls a function that has one."""
     names = [b.function for b in report.buffers]
     for callee, sites in frames(report).items():
         names += [callee, *(c for c, _, _ in sites)]
-    return list(dict.fromkeys(_plain(n) for n in names))
+    return list(dict.fromkeys(plain_symbol(n) for n in names))
 
 
 def check_kernel(module: Module, kernels: Sequence[str] | None) -> None:
@@ -1506,11 +1530,12 @@ def check_kernel(module: Module, kernels: Sequence[str] | None) -> None:
         raise LlirError(f"the LLVM IR defines no function ({what}): not the lowering of a kernel")
     if not kernels:
         return
-    wanted = {_plain(k) for k in kernels}
+    wanted = {plain_symbol(k) for k in kernels}
     have = [f.name for f in module.functions]
     if not wanted & set(have):
         shown = ", ".join("@" + n for n in have[:3]) + (", ..." if len(have) > 3 else "")
-        raise LlirError(f"defines no function of the TTGIR module (@{_plain(kernels[0])}); it "
+        first = plain_symbol(kernels[0])
+        raise LlirError(f"defines no function of the TTGIR module (@{first}); it "
                         f"defines {shown}: the LLVM IR of another kernel?")  # fmt: skip
 
 
@@ -1573,6 +1598,7 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
             ev = Evaluator(fn, threads)
             ev.ttgir = ttgir
             ev.buffers = report.buffers
+            ev.attribution = Attribution(ttgir, report.buffers, fn.name)
             found, unread = accesses(fn, ev, defined)
         except RecursionError:
             _note(report, "lowering.unbounded",
@@ -1608,40 +1634,51 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
 
 def _judge_all(fn: Function, found: list[Access], lo: int, hi: int, where: str, ev: Evaluator,
                report: Report) -> None:  # fmt: skip
-    bad: list[tuple[Access, dict[str, int], int, int, str]] = []
-    kernel = where.startswith(KERNEL_RANGE)
+    """Each access against its own buffers (offsets from the function's base ``lo``), inside
+    the placement [lo, hi); an unattributed one against [lo, hi) alone."""
+    bad: list[tuple[Access, dict[str, int], list[tuple[int, int]], str]] = []
     for acc in found:
-        a_lo, a_hi, a_where = lo, hi, where
-        if acc.within is not None and kernel:
-            # Its own buffer (offsets of the kernel's plan): a read that strays into a
-            # neighbour inside ttg.shared is as wrong as one past it.
-            b_lo, b_hi, label = acc.within
-            a_lo, a_hi, a_where = max(lo, b_lo), min(hi, b_hi), f"its buffer {label}"
+        ranges, a_where = [(lo, hi)], where
+        if acc.within:
+            # Its own buffers: a read that strays into a neighbour inside the range is as
+            # wrong as one past it.
+            ranges = [(max(lo, lo + b_lo), min(hi, lo + b_hi)) for b_lo, b_hi, _ in acc.within]
+            labels = [label for _, _, label in acc.within]
+            a_where = ("its buffer " if len(labels) == 1 else "its buffers ") + ", ".join(labels)
         try:
-            verdict = _judge(acc, a_lo, a_hi, ev)
+            verdict = _judge(acc, ranges, ev)
         except (RecursionError, *_MISREAD):
             verdict = "unbounded"
         if verdict is None:
             continue
         if isinstance(verdict, str):
-            why = ("the solver ran out of time" if verdict == "timeout"
-                   else "has an address or size not bounded")  # fmt: skip
+            shown = ", ".join(f"[{a}, {b})" for a, b in ranges)
+            why = {
+                "timeout": "the solver ran out of time",
+                "opaque": f"can leave {a_where} {shown} for some values of what its address "
+                "depends on that are known only by their bounds (a loop-carried value, an "
+                "argument)",
+            }.get(verdict, "has an address or size not bounded")
             _note(report, "lowering.unbounded", f"@{fn.name}: the {acc.kind} at LLVM IR line "
                   f"{acc.line} {why} (not judged)", acc.line, acc.column)  # fmt: skip
             continue
-        bad.append((acc, verdict, a_lo, a_hi, a_where))
+        bad.append((acc, verdict, ranges, a_where))
     if bad:
-        acc, model, lo, hi, where = bad[0]
+        acc, model, ranges, own = bad[0]
         addr = model["address"]
+        shown = ", ".join(f"[{a}, {b})" for a, b in ranges)
+        if own != where and not where.startswith(KERNEL_RANGE):
+            shown += f", in {where}"  # which placement of a callee
+        where = own
         report.findings.append(Finding(
             "lowering.outside",
             f"@{fn.name} addresses shared bytes [{addr}, {addr + (acc.size or 0)}) "
-            f"outside {where} [{lo}, {hi}) ({acc.kind} at LLVM IR line {acc.line}"
+            f"outside {where} {shown} ({acc.kind} at LLVM IR line {acc.line}"
             f"{', tid.x = ' + str(model['tid.x']) if 'tid.x' in model else ''}); "
             f"{len(bad)} of {len(found)} shared accesses of the function can",
             fn.name, acc.line, acc.column, acc.dbg,
-            {"range": [lo, hi], "address": addr, "size": acc.size,
-             "accesses_outside": len(bad), "accesses": len(found), **model},
+            {"range": list(ranges[0]), "ranges": [list(r) for r in ranges], "address": addr,
+             "size": acc.size, "accesses_outside": len(bad), "accesses": len(found), **model},
         ))  # fmt: skip
 
 
@@ -1663,16 +1700,18 @@ def _query(facts: list[z3.BoolRef], ev: Evaluator) -> Any:
     return r
 
 
-def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str | None:
-    """None when the access provably lies in [lo, hi); a witness when it provably can leave it
-    (over modelled values only); "unbounded" or "timeout" when that cannot be decided."""
+def _judge(acc: Access, ranges: list[tuple[int, int]],
+           ev: Evaluator) -> dict[str, int] | str | None:  # fmt: skip
+    """None when the access provably lies in one of the ranges [lo, hi); a witness when it
+    provably can leave them (over modelled values only); "unbounded" or "timeout" when that
+    cannot be decided."""
     if acc.size is None or not isinstance(acc.addr.expr, z3.BitVecRef) or not acc.addr.smem:
         return "unbounded"
     lo_a, hi_a = ev.interval(acc.addr.expr)
-    if lo <= lo_a and hi_a + acc.size <= hi:
+    if any(lo <= lo_a and hi_a + acc.size <= hi for lo, hi in ranges):
         return None  # proved by interval arithmetic alone
     a = z3.ZeroExt(64 - acc.addr.expr.size(), acc.addr.expr)
-    inside = z3.And(a >= lo, a + acc.size <= hi)
+    inside = z3.Or(*[z3.And(a >= lo, a + acc.size <= hi) for lo, hi in ranges])
     facts = [z3.Not(inside)]
     # First without the access's guard: most accesses are in range on every thread, and a
     # guard drags in the constraints of its own values (a proof without it holds with it).
@@ -1684,8 +1723,10 @@ def _judge(acc: Access, lo: int, hi: int, ev: Evaluator) -> dict[str, int] | str
             return None
     if r == z3.unknown:
         return "timeout"
-    if r != z3.sat or acc.addr.opaque:
+    if r != z3.sat:
         return "unbounded"
+    if acc.addr.opaque:
+        return "opaque"  # it can leave, over values known only by their bounds
     # A witness: taken from the solver holding every constraint, so that it satisfies all.
     s = ev.solver()
     s.push()

@@ -51,7 +51,7 @@ CLEAN = Expect()
 # A ring slot addressed across tiles: srem(count, 3) of a k-step count carried over the tile
 # loop by a plain (wrapping) add. Only a count that never reaches 2^31 keeps the slot
 # non-negative, which no interval of the loops proves (the launch's sizes bound it).
-RING = Expect("partial", "not bounded")
+RING = Expect("partial", "not bounded | known only by their bounds")
 
 
 @dataclass

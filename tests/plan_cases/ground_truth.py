@@ -154,6 +154,96 @@ def asm_generic_store(x_ptr, out_ptr):
     _asm_over_buffer(x_ptr, out_ptr, _ST_GENERIC)
 
 
+# --- (d) an ordinary access past its own buffer, inside ttg.shared ------------------------------
+
+
+@gluon.jit
+def _staged_sum(x_ptr, out_ptr, n, SLOTS: gl.constexpr, MODE: gl.constexpr, K: gl.constexpr):
+    """out = x_0 + ... + x_(n-1) (rows of N), summed in ``stats``; row k is staged through
+    ring slot ``k % K`` (MODE 0), ``k & K`` (1) or ``K`` (2). A slot index past SLOTS - 1
+    writes the bytes after the ring: ``stats``, which the allocator places there."""
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    offs = gl.arange(0, N, layout=lay)
+    ring = gl.allocate_shared_memory(gl.float32, [SLOTS, N], PLAIN)
+    stats = gl.allocate_shared_memory(gl.float32, [N], PLAIN, gl.zeros([N], gl.float32, lay))
+    for k in range(n):
+        if MODE == 0:
+            slot = k % K
+        elif MODE == 1:
+            slot = k & K
+        else:
+            slot = K
+        ring.index(slot).store(gl.load(x_ptr + k * N + offs))
+        _barrier()
+        stats.store(stats.load(lay) + ring.index(slot).load(lay))
+        _barrier()
+    gl.store(out_ptr + offs, stats.load(lay))
+
+
+@gluon.jit
+def ring_mod3(x_ptr, out_ptr, n):
+    """Two slots indexed ``k % 3``: the third row lands on ``stats`` (out = 2 x_2 for n = 3)."""
+    _staged_sum(x_ptr, out_ptr, n, 2, 0, 3)
+
+
+@gluon.jit
+def ring_mod3_fixed(x_ptr, out_ptr, n):
+    """Control of ring_mod3: three slots."""
+    _staged_sum(x_ptr, out_ptr, n, 3, 0, 3)
+
+
+@gluon.jit
+def ring_and3(x_ptr, out_ptr, n):
+    """Three slots indexed ``k & 3``: row 3 (of n = 4) lands on ``stats``."""
+    _staged_sum(x_ptr, out_ptr, n, 3, 1, 3)
+
+
+@gluon.jit
+def ring_and3_fixed(x_ptr, out_ptr, n):
+    """Control of ring_and3: four slots."""
+    _staged_sum(x_ptr, out_ptr, n, 4, 1, 3)
+
+
+@gluon.jit
+def ring_const2(x_ptr, out_ptr, n):
+    """Two slots, always slot 2: every row lands on ``stats``."""
+    _staged_sum(x_ptr, out_ptr, n, 2, 2, 2)
+
+
+@gluon.jit
+def ring_const1(x_ptr, out_ptr, n):
+    """Control of ring_const2: always slot 1."""
+    _staged_sum(x_ptr, out_ptr, n, 2, 2, 1)
+
+
+@gluon.jit
+def _wide_view(x_ptr, out_ptr, WIDE: gl.constexpr):
+    """out = x (2N values): ``keep`` holds x[N:]; the first N go through ``buf``, written
+    through a reinterpreted view of WIDE values (2N: past ``buf``, over ``keep``)."""
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    offs = gl.arange(0, N, layout=lay)
+    buf = gl.allocate_shared_memory(gl.float32, [N], PLAIN)
+    keep = gl.allocate_shared_memory(gl.float32, [N], PLAIN, gl.load(x_ptr + N + offs))
+    view = buf._reinterpret(gl.float32, [WIDE], PLAIN)
+    woffs = gl.arange(0, WIDE, layout=lay)
+    view.store(gl.where(woffs < N, gl.load(x_ptr + woffs, mask=woffs < N, other=0.0), -1.0))
+    _barrier()
+    gl.store(out_ptr + offs, buf.load(lay))
+    gl.store(out_ptr + N + offs, keep.load(lay))
+
+
+@gluon.jit
+def reinterpret_over(x_ptr, out_ptr):
+    """A view of 2N values over an N-value buffer: out[N:] = -1."""
+    _wide_view(x_ptr, out_ptr, 2 * N)
+
+
+@gluon.jit
+def reinterpret_fits(x_ptr, out_ptr):
+    """Control of reinterpret_over: a view of N values."""
+    _wide_view(x_ptr, out_ptr, N)
+
+
 # --- false alarm: one buffer in each branch of an scf.if -----------------------------------------
 
 
@@ -259,6 +349,7 @@ class Case:
 F32 = "*fp32"
 _TMA = {"out_ptr": F32, "chk_ptr": F32, "M": "i32"}
 _XO = {"x_ptr": F32, "out_ptr": F32}
+_XON = {**_XO, "n": "i32"}
 CASES: dict[str, Case] = {
     c.name: c
     for c in (
@@ -278,5 +369,22 @@ CASES: dict[str, Case] = {
              {"in_ptr": F32, "out_ptr": F32, "side_ptr": F32, "n": "i32"}, "clean", False,
              "false alarm: warp-specialize partitions with their own buffers, one SSA name "
              "in two regions"),
+        # (d): the slot index of a loop counter is known only by its bounds (n is an
+        # argument): the access is named as one that can leave its ring, not judged.
+        Case("ring_mod3", ring_mod3, _XON, "partial", True,
+             "(d) a 2-slot ring indexed k % 3, over the live buffer after it"),
+        Case("ring_mod3_fixed", ring_mod3_fixed, _XON, "clean", False,
+             "control of (d): a 3-slot ring indexed k % 3"),
+        Case("ring_and3", ring_and3, _XON, "partial", True,
+             "(d) a 3-slot ring indexed k & 3, over the live buffer after it"),
+        Case("ring_and3_fixed", ring_and3_fixed, _XON, "clean", False,
+             "control of (d): a 4-slot ring indexed k & 3"),
+        Case("ring_const2", ring_const2, _XON, "findings", True,
+             "(d) slot 2 of a 2-slot ring"),
+        Case("ring_const1", ring_const1, _XON, "clean", False, "control of (d): slot 1"),
+        Case("reinterpret_over", reinterpret_over, _XO, "findings", True,
+             "(d) a reinterpreted view twice its buffer's size"),
+        Case("reinterpret_fits", reinterpret_fits, _XO, "clean", False,
+             "control of (d): a reinterpreted view of its buffer's size"),
     )
 }  # fmt: skip

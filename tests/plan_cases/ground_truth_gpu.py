@@ -120,6 +120,28 @@ def run_asm_store(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
     return {**t.record(), "wrong_at": hit}
 
 
+def run_staged_sum(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+    """The ring kernels: out = the sum of n rows (n = 3 and 4; both sums exact in fp32)."""
+    t = Tally()
+    for n in (3, 4):
+        x = _distinct(torch, n * N).view(n, N)
+        out = torch.full((N,), float("nan"), dtype=torch.float32, device="cuda")
+        fn[(1,)](x, out, n, num_warps=4)
+        torch.cuda.synchronize()
+        t.add(torch, out, x.sum(0))
+    return t.record()
+
+
+def run_wide_view(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+    t = Tally()
+    x = _distinct(torch, 2 * N)
+    out = torch.full((2 * N,), float("nan"), dtype=torch.float32, device="cuda")
+    fn[(1,)](x, out, num_warps=4)
+    torch.cuda.synchronize()
+    t.add(torch, out, x)
+    return t.record()
+
+
 def run_if_branches(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
     t = Tally()
     x = _distinct(torch, N)
@@ -156,6 +178,19 @@ RUNNERS = {
     "asm_shared_store": run_asm_store,
     "asm_generic_store": run_asm_store,
     "if_branches": run_if_branches,
+    **dict.fromkeys(
+        (
+            "ring_mod3",
+            "ring_mod3_fixed",
+            "ring_and3",
+            "ring_and3_fixed",
+            "ring_const2",
+            "ring_const1",
+        ),
+        run_staged_sum,
+    ),  # fmt: skip
+    "reinterpret_over": run_wide_view,
+    "reinterpret_fits": run_wide_view,
     "ws_private": run_ws_private,
 }
 
