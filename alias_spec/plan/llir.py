@@ -1003,6 +1003,8 @@ class Evaluator:
         if op == "extractelement" and len(ops) == 2 and ops[1].kind == "int":
             got = (self.operand(ops[0]).fields or {}).get(ops[1].value or 0)
             return got if got is not None else self._opaque(width, "x")
+        if op == "shufflevector" and len(ops) == 2:
+            return self._shuffle(ins)
         if op == "call" and ins.callee is not None and ins.callee.kind == "function":
             return self._intrinsic(ins.callee.name, ops, width)
         tied = asm_pass_through(ins) if op == "call" else None
@@ -1016,6 +1018,31 @@ class Evaluator:
             out.fields = {o: self.operand(ops[i]) for o, i in tied.items() if i < len(ops)}
             return out
         return self._opaque(width, "x")
+
+    def _shuffle(self, ins: Instruction) -> Value:
+        """Lane i of the result is lane mask[i] of the two inputs laid end to end; a poison or
+        undef mask lane, or a lane not known, is left out (not known)."""
+        out = self._opaque(WIDTH, "vec")
+        out.fields = {}
+        vec = _VECTOR.fullmatch(ins.operands[0].type)
+        masks = list(_SHUFFLE_MASK.finditer(ins.text.split(", !", 1)[0]))
+        if vec is None or not masks:
+            return out
+        n = int(vec.group(1))
+        a, b = (self.operand(o) for o in ins.operands)
+        count, lanes = int(masks[-1].group(1)), masks[-1].group(2)
+        picks: list[int | None] = [0] * count
+        if lanes is not None:
+            picks = [int(x) if x.lstrip("-").isdigit() else None
+                     for x in re.findall(r"i32\s+(-?\d+|poison|undef)", lanes)]  # fmt: skip
+        for i, k in enumerate(picks):
+            if k is None or k < 0:
+                continue
+            src = a if k < n else b
+            got = (src.fields or {}).get(k if k < n else k - n)
+            if got is not None:
+                out.fields[i] = got
+        return out
 
     def _intrinsic(self, callee: str, args: list[Operand], width: int) -> Value:
         if callee == "llvm.nvvm.read.ptx.sreg.tid.x":
@@ -1165,6 +1192,8 @@ _ASM_SIZE = [
     (re.compile(r"\.(?:b|u|s)8"), 1),
 ]
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
+# A shufflevector's mask: its lanes written out, or all zero (then its lane count first).
+_SHUFFLE_MASK = re.compile(r"<(\d+) x i32> (?:<([^<>]*)>|zeroinitializer)\s*(?:,|$)")
 _SIMPLE_ADDRESS = re.compile(r"^\s*\$(\d+)\s*(?:\+\s*(-?(?:0x[0-9a-fA-F]+|\d+))\s*)?$")
 _OPERAND = re.compile(r"\$(\d+)")
 _NAMES_SHARED = re.compile(r"\bcvta(?:\.to)?\.shared\b|\bglobal_smem\b")
@@ -1664,7 +1693,9 @@ def _judge_all(fn: Function, found: list[Access], lo: int, hi: int, where: str, 
             continue
         bad.append((acc, verdict, ranges, a_where))
     if bad:
-        acc, model, ranges, own = bad[0]
+        # The finding shows the widest access that leaves (a TMA box before the 8 bytes its
+        # instruction's plain operand stands for): the first of them in the function.
+        acc, model, ranges, own = max(bad, key=lambda b: b[0].size or 0)
         addr = model["address"]
         shown = ", ".join(f"[{a}, {b})" for a, b in ranges)
         if own != where and not where.startswith(KERNEL_RANGE):

@@ -604,6 +604,65 @@ def gl_ws_matmul(a_ptr, b_ptr, c_ptr, M, N, K,
     )  # fmt: skip
 
 
+# --- a loop's accumulator (false alarms while a loop's results held every iter_arg) ---------
+
+
+@triton.jit
+def int8_gemm_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
+                     BK: tl.constexpr):  # fmt: skip
+    """An int8 GEMM storing its int32 accumulator: the layout conversion after the loop puts
+    its scratch over the dead ring."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + rn[:, None] * K + (k + rk)[None, :])
+        acc = tl.dot(a, tl.trans(b), acc, out_dtype=tl.int32)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def scaled_acc_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr):  # fmt: skip
+    """``acc = tl.dot(a, b, acc * 0.5)``: the accumulator is rewritten every iteration."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc * 0.5)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def histogram_kernel(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
+    """``tl.histogram``: each shared atomic sits behind its bounds branch."""
+    h = tl.histogram(tl.load(x_ptr + tl.arange(0, N)), BINS)
+    tl.store(out_ptr + tl.arange(0, BINS), h)
+
+
+@gluon.jit
+def gl_ping_pong(x_ptr, out_ptr, n, BLOCK: gl.constexpr):
+    """Rows staged through two buffers in turn, summed; a reduction after the loop (its
+    scratch may take the buffers' bytes)."""
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    plain: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    offs = gl.arange(0, BLOCK, layout=lay)
+    bufs = gl.allocate_shared_memory(gl.float32, [2, BLOCK], plain)
+    acc = gl.zeros([BLOCK], gl.float32, lay)
+    for i in range(n):
+        b = bufs.index(i % 2)
+        b.store(gl.load(x_ptr + i * BLOCK + offs))
+        _cta_barrier()
+        acc += b.load(lay)
+        _cta_barrier()
+    gl.store(out_ptr + offs, acc + gl.sum(acc, axis=0))
+
+
 def kernels() -> list[Kernel]:
     """The corpus; names are stable (they name the dumps and the table rows)."""
     f16, f32, i32, c = "*fp16", "*fp32", "i32", "constexpr"
@@ -619,6 +678,27 @@ def kernels() -> list[Kernel]:
     for stages in (2, 3, 4):
         out.append(Kernel(f"matmul_s{stages}", matmul_kernel, mm_sig, big,
                           {"num_warps": 8, "num_stages": stages}, divisible=mm_div))  # fmt: skip
+    out.append(Kernel("matmul_s5", matmul_kernel, mm_sig, big,
+                      {"num_warps": 8, "num_stages": 5}, divisible=mm_div))  # fmt: skip
+    for stages in (2, 3, 4, 5):  # four warps: the epilogue's conversion in vector lanes on 3.9
+        out.append(Kernel(f"matmul_w4_s{stages}", matmul_kernel, mm_sig, big,
+                          {"num_warps": 4, "num_stages": stages}, divisible=mm_div))  # fmt: skip
+    acc_sig = {"a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32", "K": i32,
+               "BM": c, "BN": c, "BK": c}  # fmt: skip
+    tile = {"BM": 128, "BN": 128, "BK": 64}
+    out.append(Kernel("int8_gemm", int8_gemm_kernel, acc_sig, tile,
+                      {"num_warps": 4, "num_stages": 3}, family="loops",
+                      divisible=("a_ptr", "b_ptr", "c_ptr", "K")))  # fmt: skip
+    out.append(Kernel("scaled_acc", scaled_acc_kernel,
+                      dict(acc_sig, a_ptr=f16, b_ptr=f16, c_ptr=f16), tile,
+                      {"num_warps": 4, "num_stages": 3}, family="loops",
+                      divisible=("a_ptr", "b_ptr", "c_ptr", "K")))  # fmt: skip
+    out.append(Kernel("histogram", histogram_kernel,
+                      {"x_ptr": "*i32", "out_ptr": "*i32", "N": c, "BINS": c},
+                      {"N": 1024, "BINS": 64}, {"num_warps": 4}, family="loops"))  # fmt: skip
+    out.append(Kernel("gluon_ping_pong", gl_ping_pong,
+                      {"x_ptr": f32, "out_ptr": f32, "n": i32, "BLOCK": c}, {"BLOCK": 1024},
+                      {"num_warps": 4}, gluon=True, family="loops"))  # fmt: skip
     for stages in (2, 3, 4):  # two warps: mma.sync from ldmatrix, not wgmma
         out.append(Kernel(f"matmul_mma2_s{stages}", matmul_kernel, mm_sig, small,
                           {"num_warps": 2, "num_stages": stages}, divisible=mm_div))  # fmt: skip
