@@ -99,6 +99,17 @@ def test_operand_extent_of_canonical_layouts() -> None:
     assert hopper.operand_extent(d, 60, 16, 16, False) is None  # partial row groups
     based = hopper.Descriptor(x, 0, 1024, 128, 3)
     assert hopper.operand_extent(based, 64, 16, 16, False) is None  # a base offset
+    # N-major B of n16 k16 f16 (32 bytes) in 128-byte atoms: part of each atom row, two
+    # 8-row groups, counted from the start's row; a width that does not divide the atom is
+    # not modelled.
+    assert hopper.operand_extent(d, 16, 16, 16, True) == 1024 + 8 * 128
+    assert hopper.operand_extent(d, 24, 16, 16, True) is None
+    lo, last = hopper._bounds(d, 1024 + 8 * 128, from_row=True)
+    s = z3.Solver()
+    s.add(x == 4096 + 32)  # the second 32-byte column of the atom that starts at 4096
+    assert s.check() == z3.sat
+    m = s.model()
+    assert m.eval(lo).as_long() == 4096 and m.eval(last).as_long() == 4096 + 2047
 
 
 # --- TMA boxes ----------------------------------------------------------------------------------

@@ -215,7 +215,13 @@ def operand_extent(d: Descriptor, mn: int, k: int, bits: int, mn_major: bool) ->
                 return None
             return (mn // 8 - 1) * d.sbo + 7 * s + kb
         # Atoms of s bytes along M/N at LBO; K's rows 8 to a group at SBO, s bytes apart.
-        if mnb % s or k % 8:
+        if k % 8:
+            return None
+        if mnb < s and s % mnb == 0:
+            # Part of one atom's rows (a narrow N split over instructions): counted from the
+            # start's row, whole rows (see _bounds).
+            return (k // 8 - 1) * d.sbo + 8 * s
+        if mnb % s:
             return None
         return (mnb // s - 1) * d.lbo + (k // 8 - 1) * d.sbo + 8 * s
     # No swizzle: 8x16-byte core matrices; LBO and SBO step between cores along the two
@@ -229,11 +235,15 @@ def operand_extent(d: Descriptor, mn: int, k: int, bits: int, mn_major: bool) ->
     return reach + CORE_BYTES
 
 
-def _bounds(d: Descriptor, extent: int) -> tuple[z3.BitVecRef, z3.BitVecRef]:
-    """First and last byte (terms) the operand can touch."""
+def _bounds(d: Descriptor, extent: int,
+            from_row: bool = False) -> tuple[z3.BitVecRef, z3.BitVecRef]:  # fmt: skip
+    """First and last byte (terms) the operand can touch. ``from_row``: the extent counts
+    from the start's swizzled row (the start may lie inside the row)."""
     if not d.swizzle:
         return d.start, d.start + (extent - 1)
     mask = z3.BitVecVal(~(d.swizzle - 1) & ((1 << WIDTH) - 1), WIDTH)
+    if from_row:
+        return d.start & mask, (d.start & mask) + (extent - 1)
     return d.start & mask, ((d.start + (extent - 1)) & mask) + (d.swizzle - 1)
 
 
@@ -304,10 +314,12 @@ def _wgmma(ptx: str, ins: Instruction, ev: Evaluator) -> str | None:
         d = decode_descriptor(v.expr, lambda e: _constant(e, ev))
         if d is None:
             return f"{head}: operand {role}'s descriptor has fields that are not constants"
-        extent = operand_extent(d, mn, shape_k, DTYPE_BITS[PTX_DTYPES[dtype]], bool(trans))
+        bits = DTYPE_BITS[PTX_DTYPES[dtype]]
+        extent = operand_extent(d, mn, shape_k, bits, bool(trans))
         if extent is None:
             return f"{head}: operand {role}'s layout is not one modelled here"
-        lo, last = _bounds(d, extent)
+        narrow = bool(trans) and 0 < mn * elem_bytes(bits) < d.swizzle
+        lo, last = _bounds(d, extent, from_row=narrow)
         within = _operand_buffer(ins, 0 if role == "A" else 1, ev)
         for what, e in (("first", lo), ("last", last)):
             _add(ev, Access(ins.line, ins.column, f"wgmma operand {role} ({what} byte)", 1,
