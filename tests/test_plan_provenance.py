@@ -124,3 +124,22 @@ def test_int8_gemm_storing_its_accumulator_is_clean() -> None:
     assert re.search(r"warp_group_dot_wait", kernel.asm["ttgir"])
     report = check_compiled(kernel)
     assert report.status == "clean", [x.message for x in report.findings + report.notes]
+
+
+# --- the target's capacity ---------------------------------------------------------------------
+
+
+def test_plan_larger_than_the_target_allows_is_said_first() -> None:
+    """matmul_s5 (3.6) needs 163,840 bytes: within sm_90's 227 KiB per block, past sm_89's
+    99 KiB. Said first, as one warning with both numbers; nothing said where it fits."""
+    rec = judge_corpus.load(CASES / "corpus" / "3.6" / "matmul_s5.json.gz")
+    report = _judge(rec, rec["llir"])
+    assert report.shared == 163840 and report.status == "clean"
+    assert '"cuda:90"' in rec["alloc"]["module"]
+    small = dict(rec, alloc=dict(rec["alloc"], module=rec["alloc"]["module"].replace(
+        '"cuda:90"', '"cuda:89"')), ttgir=rec["ttgir"].replace('"cuda:90"', '"cuda:89"'))  # fmt: skip
+    report = _judge(small, rec["llir"])
+    first = report.findings[0]
+    assert first.rule == "plan.capacity" and first.level == "warning"
+    assert "163840" in first.message and str(99 * 1024) in first.message
+    assert "cannot launch" in first.message

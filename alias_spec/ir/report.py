@@ -129,10 +129,10 @@ def finding_lines(run: Run, f: Finding) -> list[str]:
         values = f.values_text or ""
         what = f"{f.op} {f.result or ''}{'; ' + values if values else ''}"
     else:
-        what = f"@{f.function}"
+        what = f"@{f.function}" if f.function is not None else ""
     also = "also: " if f.implied_by else ""
     lines = [f"{run.file_of(f.rule)}:{f.line}:{f.column}: {f.level}: {also}{f.message} "
-             f"[{f.rule}] ({what})"]  # fmt: skip
+             f"[{f.rule}]" + (f" ({what})" if what else "")]  # fmt: skip
     if f.implied_by:
         lines.append(f"  implied by {f.implied_by}: it fails only where {f.implied_by} "
                      "fails on these sizes, and that rule's fix fixes it")  # fmt: skip

@@ -343,6 +343,7 @@ class Module:
     # Whether any op or function carries an allocation.* attribute (a planned module).
     planned: bool = False
     saw_module: bool = True
+    target: str | None = None  # ttg.target, such as "cuda:90"
 
     @property
     def aliases(self) -> dict[str, str]:
@@ -508,6 +509,15 @@ def _module_int(toks: list[Tok], key: str) -> int | None:
         if value is None:
             raise TtgirError(f"{key} is not an integer")
         return value
+    return None
+
+
+def _module_str(toks: list[Tok], key: str) -> str | None:
+    """A module string attribute (``ttg.target = "cuda:90"``), where it is one."""
+    for i, t in enumerate(toks):
+        if _attr_key(t) == key and i + 2 < len(toks) and toks[i + 1].text == "=":
+            v = toks[i + 2]
+            return str(v.value) if v.kind == "str" else None
     return None
 
 
@@ -807,6 +817,7 @@ def read_module(text: str, strict: bool = True) -> Module:
     loc_aliases: dict[str, str] = {}
     shared: int | None = None
     warps: int | None = None
+    target: str | None = None
     saw_module = False
     planned = False
     fn: Function | None = None
@@ -833,6 +844,7 @@ def read_module(text: str, strict: bool = True) -> Module:
                 w = _module_int(toks, "ttg.num-warps")
                 if w is not None:
                     warps = w
+                target = _module_str(toks, "ttg.target") or target
                 continue
             if first.kind == "id" and first.text in ("tt.func", "func.func"):
                 sym = next((t for t in toks if t.kind == "sym"), None)
@@ -1010,7 +1022,7 @@ def read_module(text: str, strict: bool = True) -> Module:
                     closed.results = _define_results(scopes, deferred)
     if not saw_module and (strict or not functions):
         raise TtgirError("no module found")
-    return Module(functions, shared, warps, loc_aliases, planned, saw_module)
+    return Module(functions, shared, warps, loc_aliases, planned, saw_module, target)
 
 
 def _successor_operands(body: list[Tok], use_at: dict[int, int]) -> list[list[int]]:

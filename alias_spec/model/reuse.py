@@ -39,9 +39,10 @@ from alias_spec.model.physical import (
     base_alignment,
     swizzle_repeat,
 )
+from alias_spec.model.targets import SHARED_PER_BLOCK
 
 # The most shared memory one block may use on sm_90 (H100, H200): 227 KiB.
-SMEM_PER_BLOCK = 227 * 1024
+SMEM_PER_BLOCK = SHARED_PER_BLOCK[90]
 # Bounds that keep planning a bounded search.
 MAX_BUFFERS = 256
 MAX_DEPTH = 16

@@ -32,6 +32,7 @@ from alias_spec.ir.report import Finding, Note
 from alias_spec.ir.ttgir import Function, Module, Op, read_module
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.physical import packed_bytes
+from alias_spec.model.targets import capability, shared_per_block
 from alias_spec.plan.liveness import (
     concurrent_regions,
     derive,
@@ -633,6 +634,20 @@ def _overlap(fn: Function, module: Module, a: Buffer, b: Buffer, report: Report)
     ))  # fmt: skip
 
 
+def _capacity(target: str | None, shared: int | None, report: Report) -> None:
+    """The first thing to say of a plan larger than the target lets one block use: the kernel
+    cannot launch (an autotuner compiles such configurations and skips them at launch)."""
+    limit = shared_per_block(target)
+    if shared is None or limit is None or shared <= limit:
+        return
+    report.findings.insert(0, Finding(
+        "plan.capacity",
+        f"the plan needs {shared} bytes of shared memory; sm_{capability(target)} lets one "
+        f"block use at most {limit}: the kernel cannot launch",
+        None, 1, 1, None, {"shared": shared, "limit": limit}, "warning",
+    ))  # fmt: skip
+
+
 def check_plan(
     text: str,
     path: str,
@@ -658,6 +673,7 @@ def check_plan(
         planned = read_module(allocated[0])
         debug, plan_from = allocated[1], f"triton {allocated[2]}"
     report = Report(path, plan_from, planned.shared)
+    _capacity(source.target or planned.target, planned.shared, report)
     for line in removed:
         # The plan of a module the kernel is not: buffers deleted before the allocation are
         # not judged, or (as written) the offsets are not those the pipeline would give.
