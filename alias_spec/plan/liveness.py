@@ -52,6 +52,12 @@ ASYNC_STORES = {
     "ttng.async_tma_scatter",
 }
 STORE_WAIT = "ttng.async_tma_store_wait"
+# cp.async (global to shared, asynchronous): each copy joins the group the next commit closes;
+# ``ttg.async_wait {num = N}`` waits until at most the N newest groups are in flight.
+ASYNC_COPIES = {"ttg.async_copy_global_to_local"}
+ASYNC_COMMIT = "ttg.async_commit_group"
+ASYNC_WAIT = "ttg.async_wait"
+_NUM = re.compile(r"\bnum\s*=\s*(\d+)")
 _PENDINGS = re.compile(r"\bpendings\s*=\s*(\d+)")
 _MULTI = re.compile(r"^\s*(%[\w.$-]+):(\d+)\s*=")
 _DEFAULT_END = "ttg.warp_yield"
@@ -109,28 +115,44 @@ def spans(fn: Function) -> list[Span]:
 
 
 def _store_done(fn: Function, store: Op) -> int:
-    """The first position where an async TMA store is certainly done reading its source: a
-    wait that every path from the store reaches, with fewer pending groups allowed than stores
-    issued since (counting only stores every path issues). Stores and waits in regions that may
-    not run (branches, loop bodies) do not count; a store in a loop body is done at a wait after
-    the loop at the latest. A wait by other warps (after a warp-specialize partition) does not
-    count. Without such a wait the source is read until the function's end."""
+    """The first position where an async TMA store is certainly done reading its source (see
+    ``_retired``): each store is a bulk group of its own."""
+    return _retired(fn, store, grouped=False)
+
+
+def _copy_done(fn: Function, copy: Op) -> int:
+    """The first position where a cp.async copy into shared memory has certainly landed: it
+    joins the group the next ``ttg.async_commit_group`` closes, and ``ttg.async_wait {num =
+    N}`` waits for every group but the N newest. Gluon's wait takes no token, so this is the
+    only way to know how long the destination is written."""
+    return _retired(fn, copy, grouped=True)
+
+
+def _retired(fn: Function, issued: Op, grouped: bool) -> int:
+    """The first position where an async operation is certainly done: a wait that every path
+    from the op reaches, with fewer pending groups allowed than groups closed since (counting
+    only what every path does). Ops in regions that may not run (branches, loop bodies) do
+    not count; an op in a loop body is done at a wait after the loop at the latest. A wait by
+    other warps (after a warp-specialize partition) does not count. Without such a wait the
+    operation runs until the function's end. ``grouped``: the op joins the group the next
+    commit closes (cp.async); else it is a group of its own (a TMA store)."""
     ops = fn.ops
     last = len(ops) - 1
-    count = 0
-    parent = store.parent
-    q = store.end + 1
-    inside = store
+    count = -1 if grouped else 0  # groups closed after the op's own (-1: its own still open)
+    wait, pending = (ASYNC_WAIT, _NUM) if grouped else (STORE_WAIT, _PENDINGS)
+    parent = issued.parent
+    q = issued.end + 1
+    inside = issued
     while True:
         while q < len(ops) and ops[q].parent == parent:
             op = ops[q]
             if op.name in TERMINATORS or op.name in BRANCHES or op.name.startswith("^"):
                 break
-            if op.name in ASYNC_STORES:
+            if (grouped and op.name == ASYNC_COMMIT) or (not grouped and op.name in ASYNC_STORES):
                 count += 1
-            elif op.name == STORE_WAIT:
-                m = _PENDINGS.search(op.head)
-                if m and int(m.group(1)) <= count:
+            elif op.name == wait:
+                m = pending.search(op.head)
+                if m and count >= 0 and int(m.group(1)) <= count:
                     return op.pos
             q = op.end + 1
         if parent is None:
@@ -257,10 +279,11 @@ class Liveness:
         self.fn = fn
         self.size = len(fn.ops)
         self.flows = Flows(fn)
-        # An asynchronous TMA store reads its source until the wait that retires it.
+        # An asynchronous TMA store reads its source, a cp.async writes its destination,
+        # until the wait that retires it.
         for op in fn.ops:
-            if op.name in ASYNC_STORES:
-                done = _store_done(fn, op)
+            if op.name in ASYNC_STORES or op.name in ASYNC_COPIES:
+                done = _store_done(fn, op) if op.name in ASYNC_STORES else _copy_done(fn, op)
                 for u in op.uses:
                     self.flows.uses.setdefault(self.flows.norm(u), []).append(done)
         self.index = _Index(spans(fn))

@@ -38,12 +38,15 @@ from typing import Any
 
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp
 from triton.experimental.gluon.language.nvidia.hopper import fence_async_shared, mbarrier, tma
 
 # Names that differ between releases: the CTA barrier (thread_barrier up to 3.8, barrier
 # after), the TMA store (async_copy_shared_to_global up to 3.7, async_store after).
 _barrier = getattr(gl, "barrier", None) or gl.thread_barrier
 _tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_global
+# cp.async's copy was renamed in 3.8 (async_load); 3.9 drops the old name.
+_cp_load = getattr(cp, "async_load", None) or cp.async_copy_global_to_shared
 
 N: gl.constexpr = gl.constexpr(1024)
 PLAIN: gl.constexpr = gl.constexpr(gl.SwizzledSharedLayout(1, 1, 1, [0]))
@@ -244,6 +247,40 @@ def reinterpret_fits(x_ptr, out_ptr):
     _wide_view(x_ptr, out_ptr, N)
 
 
+# --- (e) a cp.async still in flight when its buffer's bytes go to another -------------------
+
+
+@gluon.jit
+def _copy_then_reuse(x_ptr, out_ptr, WAIT_FIRST: gl.constexpr):
+    """out = -1 (written through ``b``); ``a`` takes x by cp.async and is never read. Its
+    bytes are free for ``b`` once the copy is issued, as far as the allocator can see: unless
+    the copy is waited for first, it lands on ``b`` after ``b`` is written (out = x)."""
+    lay: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    offs = gl.arange(0, N, layout=lay)
+    a = gl.allocate_shared_memory(gl.float32, [N], PLAIN)
+    _cp_load(a, x_ptr + offs)
+    cp.commit_group()
+    if WAIT_FIRST:
+        cp.wait_group(0)
+    b = gl.allocate_shared_memory(gl.float32, [N], PLAIN)
+    b.store(gl.full([N], -1.0, gl.float32, lay))
+    cp.wait_group(0)
+    _barrier()
+    gl.store(out_ptr + offs, b.load(lay))
+
+
+@gluon.jit
+def cp_async_pending(x_ptr, out_ptr):
+    """The copy into ``a`` pending while ``b`` takes its bytes."""
+    _copy_then_reuse(x_ptr, out_ptr, False)
+
+
+@gluon.jit
+def cp_async_waited(x_ptr, out_ptr):
+    """Control: the copy waited for before ``b`` exists."""
+    _copy_then_reuse(x_ptr, out_ptr, True)
+
+
 # --- false alarm: one buffer in each branch of an scf.if -----------------------------------------
 
 
@@ -386,5 +423,9 @@ CASES: dict[str, Case] = {
              "(d) a reinterpreted view twice its buffer's size"),
         Case("reinterpret_fits", reinterpret_fits, _XO, "clean", False,
              "control of (d): a reinterpreted view of its buffer's size"),
+        Case("cp_async_pending", cp_async_pending, _XO, "findings", True,
+             "(e) a cp.async pending when its buffer's bytes go to another"),
+        Case("cp_async_waited", cp_async_waited, _XO, "clean", False,
+             "control of (e): the copy waited for first"),
     )
 }  # fmt: skip

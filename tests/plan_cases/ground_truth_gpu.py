@@ -142,6 +142,19 @@ def run_wide_view(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
     return t.record()
 
 
+def run_cp_async(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+    """out = -1 everywhere; a copy that lands late leaves x there instead."""
+    t = Tally()
+    launches_wrong = 0
+    for _ in range(repeat):
+        x = _distinct(torch, N)
+        out = torch.full((N,), float("nan"), dtype=torch.float32, device="cuda")
+        fn[(1,)](x, out, num_warps=4)
+        torch.cuda.synchronize()
+        launches_wrong += t.add(torch, out, torch.full_like(x, -1.0)) > 0
+    return {**t.record(), "launches": repeat, "launches_wrong": launches_wrong}
+
+
 def run_if_branches(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
     t = Tally()
     x = _distinct(torch, N)
@@ -189,6 +202,8 @@ RUNNERS = {
         ),
         run_staged_sum,
     ),  # fmt: skip
+    "cp_async_pending": run_cp_async,
+    "cp_async_waited": run_cp_async,
     "reinterpret_over": run_wide_view,
     "reinterpret_fits": run_wide_view,
     "ws_private": run_ws_private,
