@@ -1,6 +1,6 @@
 """What ``alias-spec plan`` costs next to compiling the kernel it checks, and how it scales.
 
-    python benchmarks/bench_plan.py [--repeat N] [NAME ...] [--scaling [--no-compile]]
+    python benchmarks/bench_plan.py [--repeat N] [NAME ... | --all] [--scaling [--no-compile]]
                                     [--out FILE.json]
 
 Compiles kernels of the plan corpus (``tests/plan_cases/corpus.py``) for sm_90 with the
@@ -8,7 +8,7 @@ installed Triton (no GPU needed, a fresh compile cache each time) and times, per
 the compile (``triton.compile``), the validation of its compiled texts (liveness, the plan proof
 and the lowering check), and ``check_compiled`` end to end (which also starts the release's
 interpreter to recover the plan). Prints the times (best of N), the ratios to the compile and
-the size of the texts judged.
+the size of the texts judged, then the distribution of the ratios (median, p90, p99, max).
 
 ``--scaling`` times the validator on generated modules of growing size: the plan proof on TTGIR
 of n allocations in n blocks (``tests/plan_cases/scaling.py``), the lowering check on LLVM IR
@@ -105,7 +105,20 @@ def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
               f"{sizes[1] / 1024:9.1f}  {status}")  # fmt: skip
     tc, tv, te = (sum(r[f] for r in rows) for f in ("compile_s", "validate_s", "end_to_end_s"))
     print(f"{'all':24} {tc:10.3f} {tv:11.3f} {tv / tc:6.2f} {te:13.3f} {te / tc:6.2f}")
+    for what, field in (("validate / compile", "validate_s"), ("end-to-end / compile",
+                                                                "end_to_end_s")):  # fmt: skip
+        ratios = sorted(r[field] / r["compile_s"] for r in rows)
+        print(
+            f"{what:24} over {len(ratios)} kernels: median {_pct(ratios, 50):.2f}, "
+            f"p90 {_pct(ratios, 90):.2f}, p99 {_pct(ratios, 99):.2f}, max {ratios[-1]:.2f}"
+        )
     return rows
+
+
+def _pct(sorted_values: list[float], q: float) -> float:
+    """The q-th percentile, nearest rank."""
+    k = max(0, min(len(sorted_values) - 1, -(-len(sorted_values) * q // 100) - 1))
+    return sorted_values[int(k)]
 
 
 def _load(path: Path, name: str) -> Any:
@@ -180,6 +193,7 @@ def scaling_table(repeat: int) -> dict[str, list[dict[str, Any]]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("names", nargs="*", help=f"corpus kernels (default: {' '.join(DEFAULT)})")
+    p.add_argument("--all", action="store_true", help="every kernel of the corpus")
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
     p.add_argument("--scaling", action="store_true",
                    help="also time generated modules of growing size")  # fmt: skip
@@ -194,7 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-plan-") as cache:
         CACHE[:] = [cache]
         if not args.no_compile:
-            rows = compile_table(args.names or DEFAULT, args.repeat)
+            names = args.names or DEFAULT
+            if args.all:
+                import corpus
+
+                names = [k.name for k in corpus.kernels()]
+            rows = compile_table(names, args.repeat)
             if rows is None:
                 return 2
             doc["compile"] = rows

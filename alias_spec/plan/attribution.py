@@ -43,6 +43,7 @@ class _Function:
     # The warp-specialize state: read and written by the code that starts and ends the
     # partitions, which carries the function's own location or none.
     state: list[Owned] = field(default_factory=list)
+    live: dict[Owned, tuple[int, int]] = field(default_factory=dict)  # each buffer's range
 
 
 class Attribution:
@@ -89,6 +90,8 @@ class Attribution:
                         continue
                     placed = b.offset is not None and bool(b.size)
                     owned = (b.offset, b.offset + b.size, b.label) if placed else None
+                    if owned is not None:
+                        out.live[owned] = b.live
                     if b.kind == "alloc" and b.op.results:
                         values = flows.reach(b.op.results[0])
                         if owned is None:
@@ -148,6 +151,26 @@ class Attribution:
                 return None  # a shared operand no placed buffer holds
             out |= mine
         return sorted(out) if out else state
+
+    def buffers_of(self, dbg: str | None, made_at: tuple[str, ...] = ()) -> list[Owned] | None:
+        """The buffers of an access at ``dbg`` whose address was computed at ``made_at``: every
+        location's buffers together (LLVM may move an access's location onto a neighbour's
+        op; its address arithmetic keeps the op's). None when no location names one."""
+        found = [b for d in (dbg, *made_at) if (b := self.buffers_at(d)) is not None]
+        if not found:
+            return None
+        return sorted({o for b in found for o in b})
+
+    def live_at(self, dbg: str | None, owned: list[Owned]) -> list[Owned]:
+        """Those of ``owned`` live at an op of this function at the location."""
+        out = []
+        for fn, op in self.ops_at(dbg):
+            if plain_symbol(fn) != self.name:
+                continue
+            live = self._function(fn).live
+            out += [o for o in owned if o in live and live[o][0] <= op.pos <= live[o][1]
+                    and o not in out]  # fmt: skip
+        return out
 
     def _state(self) -> list[Owned] | None:
         """The warp-specialize state of the TTGIR function this LLVM function lowers."""

@@ -58,6 +58,10 @@ ASYNC_COPIES = {"ttg.async_copy_global_to_local"}
 ASYNC_COMMIT = "ttg.async_commit_group"
 ASYNC_WAIT = "ttg.async_wait"
 _NUM = re.compile(r"\bnum\s*=\s*(\d+)")
+# wgmma issued asynchronously (one wgmma group each); the wait keeps the N newest in flight.
+ASYNC_DOT = "ttng.warp_group_dot"
+DOT_WAIT = "ttng.warp_group_dot_wait"
+_IS_ASYNC = re.compile(r"\bisAsync\s*=\s*true\b")
 _PENDINGS = re.compile(r"\bpendings\s*=\s*(\d+)")
 _MULTI = re.compile(r"^\s*(%[\w.$-]+):(\d+)\s*=")
 _DEFAULT_END = "ttg.warp_yield"
@@ -120,6 +124,19 @@ def _store_done(fn: Function, store: Op) -> int:
     return _retired(fn, store, grouped=False)
 
 
+def is_async_dot(op: Op) -> bool:
+    """An asynchronous wgmma: it reads its shared operands until a wait retires it."""
+    return op.name == ASYNC_DOT and _IS_ASYNC.search(op.head + " " + op.tail) is not None
+
+
+def _dot_done(fn: Function, dot: Op) -> int:
+    """The first position where an asynchronous wgmma is certainly done reading its operands:
+    each is a group of its own, ``ttng.warp_group_dot_wait {pendings = N}`` leaves the N
+    newest in flight. The wait need not name the operands (Gluon's ``deps`` may leave them
+    out)."""
+    return _retired(fn, dot, grouped=False, counts=is_async_dot, wait=DOT_WAIT)
+
+
 def _copy_done(fn: Function, copy: Op) -> int:
     """The first position where a cp.async copy into shared memory has certainly landed: it
     joins the group the next ``ttg.async_commit_group`` closes, and ``ttg.async_wait {num =
@@ -128,18 +145,24 @@ def _copy_done(fn: Function, copy: Op) -> int:
     return _retired(fn, copy, grouped=True)
 
 
-def _retired(fn: Function, issued: Op, grouped: bool) -> int:
+def _is_store(op: Op) -> bool:
+    return op.name in ASYNC_STORES
+
+
+def _retired(fn: Function, issued: Op, grouped: bool, counts=_is_store,
+             wait: str | None = None) -> int:  # fmt: skip
     """The first position where an async operation is certainly done: a wait that every path
     from the op reaches, with fewer pending groups allowed than groups closed since (counting
     only what every path does). Ops in regions that may not run (branches, loop bodies) do
     not count; an op in a loop body is done at a wait after the loop at the latest. A wait by
     other warps (after a warp-specialize partition) does not count. Without such a wait the
     operation runs until the function's end. ``grouped``: the op joins the group the next
-    commit closes (cp.async); else it is a group of its own (a TMA store)."""
+    commit closes (cp.async); else it is a group of its own and ``counts`` says which ops
+    open another (TMA stores, async wgmmas), ``wait`` which op retires them."""
     ops = fn.ops
     last = len(ops) - 1
     count = -1 if grouped else 0  # groups closed after the op's own (-1: its own still open)
-    wait, pending = (ASYNC_WAIT, _NUM) if grouped else (STORE_WAIT, _PENDINGS)
+    wait, pending = (ASYNC_WAIT, _NUM) if grouped else (wait or STORE_WAIT, _PENDINGS)
     parent = issued.parent
     q = issued.end + 1
     inside = issued
@@ -148,7 +171,7 @@ def _retired(fn: Function, issued: Op, grouped: bool) -> int:
             op = ops[q]
             if op.name in TERMINATORS or op.name in BRANCHES or op.name.startswith("^"):
                 break
-            if (grouped and op.name == ASYNC_COMMIT) or (not grouped and op.name in ASYNC_STORES):
+            if (grouped and op.name == ASYNC_COMMIT) or (not grouped and counts(op)):
                 count += 1
             elif op.name == wait:
                 m = pending.search(op.head)
@@ -279,13 +302,19 @@ class Liveness:
         self.fn = fn
         self.size = len(fn.ops)
         self.flows = Flows(fn)
-        # An asynchronous TMA store reads its source, a cp.async writes its destination,
-        # until the wait that retires it.
+        # An asynchronous TMA store or wgmma reads its operands, a cp.async writes its
+        # destination, until the wait that retires it.
         for op in fn.ops:
-            if op.name in ASYNC_STORES or op.name in ASYNC_COPIES:
-                done = _store_done(fn, op) if op.name in ASYNC_STORES else _copy_done(fn, op)
-                for u in op.uses:
-                    self.flows.uses.setdefault(self.flows.norm(u), []).append(done)
+            if op.name in ASYNC_STORES:
+                done = _store_done(fn, op)
+            elif op.name in ASYNC_COPIES:
+                done = _copy_done(fn, op)
+            elif is_async_dot(op):
+                done = _dot_done(fn, op)
+            else:
+                continue
+            for u in op.uses:
+                self.flows.uses.setdefault(self.flows.norm(u), []).append(done)
         self.index = _Index(spans(fn))
         self._always_cache: list[Span] | None = None
         self._always_starts: list[int] = []

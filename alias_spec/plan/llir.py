@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import z3
@@ -92,6 +92,13 @@ class Access:
     # what the TTGIR ops at its location read, fill or own (attribution.py; hopper.py names
     # one operand's). None: unattributed, judged against the function's range alone.
     within: list[tuple[int, int, str]] | None = None
+    # Where the address operands were computed, when elsewhere: LLVM may give an access the
+    # location of a neighbour it was merged or split with, rarely the address arithmetic.
+    made_at: tuple[str, ...] = ()
+    # The buffers named at those locations, not at its own, and dead where its own op runs:
+    # an access that leaves its own buffers but stays in these is a note (LLVM moved its
+    # location onto another op's, most likely), never clean.
+    moved: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 # --- types -------------------------------------------------------------------------------------
@@ -1379,15 +1386,55 @@ def accesses(fn: Function, ev: Evaluator,
     for ins in fn.instructions:
         first, modelled = len(out), len(ev.modelled)
         _instruction_accesses(ins, ev, out, unread, defined)
-        for acc in out[first:] + ev.modelled[modelled:]:
+        new = out[first:] + ev.modelled[modelled:]
+        if not new:
+            continue
+        made = _address_locations(ins, ev)
+        for acc in new:
             acc.cond = _guarded(acc.cond, guards.of(ins.block))
+            acc.made_at = made
     out += ev.modelled  # what the Hopper hooks modelled (TMA boxes, wgmma operands)
     ev.modelled = []
     if ev.attribution is not None:
         for acc in out:
+            made = ev.attribution.buffers_of(None, acc.made_at) or []
             if acc.within is None:
                 acc.within = ev.attribution.buffers_at(acc.dbg)
+            if acc.within is None:
+                acc.within = made or None  # no op at its own location: where its address was
+            else:
+                # A neighbour live where the access's own op runs is one it can corrupt: not
+                # excused. One dead there is the op its location was moved from.
+                other = [o for o in made if o not in acc.within]
+                live = ev.attribution.live_at(acc.dbg, other)
+                acc.moved = [o for o in other if o not in live]
     return out, unread
+
+
+def _address_locations(ins: Instruction, ev: Evaluator) -> tuple[str, ...]:
+    """The locations of the instructions that computed the instruction's shared addresses,
+    other than its own: each address operand's chain of ``getelementptr`` and casts back to
+    its first pointer (LLVM gives the pieces of a split access new offsets at the access's
+    location, on top of the op's own base)."""
+    out: list[str] = []
+    todo = [o for o in ins.operands if o.kind == "value" and ev.uses_shared(o)]
+    seen: set[int] = set()
+    while todo and len(seen) < _CHAIN:
+        o = todo.pop()
+        if not 0 <= o.ref < len(ev.fn.instructions) or o.ref in seen:
+            continue
+        seen.add(o.ref)
+        src = ev.fn.instructions[o.ref]
+        if src.dbg is not None and src.dbg != ins.dbg and src.dbg not in out:
+            out.append(src.dbg)
+        if src.opcode in _ADDRESS_STEPS and src.operands and src.operands[0].kind == "value":
+            todo.append(src.operands[0])
+    return tuple(out)
+
+
+# How an address is carried from its base (the base pointer first), and how far it is followed.
+_ADDRESS_STEPS = {"getelementptr", "bitcast", "addrspacecast", "inttoptr", "ptrtoint"}
+_CHAIN = 16
 
 
 def _instruction_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: list[str],
@@ -1680,6 +1727,19 @@ def _judge_all(fn: Function, found: list[Access], lo: int, hi: int, where: str, 
             verdict = "unbounded"
         if verdict is None:
             continue
+        if isinstance(verdict, dict) and acc.moved:
+            wider = ranges + [(max(lo, lo + a), min(hi, lo + b)) for a, b, _ in acc.moved]
+            try:
+                inside = _judge(acc, wider, ev) is None
+            except (RecursionError, *_MISREAD):
+                inside = False
+            if inside:
+                names = ", ".join(label for _, _, label in acc.moved)
+                _note(report, "lowering.unbounded", f"@{fn.name}: the {acc.kind} at LLVM IR "
+                      f"line {acc.line} can leave {a_where} but stays in {names}, which its "
+                      "address was computed for at another op's location (LLVM may have "
+                      "moved the access's location; not judged)", acc.line, acc.column)  # fmt: skip
+                continue
         if isinstance(verdict, str):
             shown = ", ".join(f"[{a}, {b})" for a, b in ranges)
             why = {

@@ -38,6 +38,7 @@ from typing import Any
 
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia import hopper
 from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp
 from triton.experimental.gluon.language.nvidia.hopper import fence_async_shared, mbarrier, tma
 
@@ -281,6 +282,52 @@ def cp_async_waited(x_ptr, out_ptr):
     _copy_then_reuse(x_ptr, out_ptr, True)
 
 
+# --- (f) an async wgmma still reading when its operands' bytes go to another ----------------
+
+T: gl.constexpr = gl.constexpr(64)
+
+
+@gluon.jit
+def _mma_then_reuse(x_ptr, out_ptr, chk_ptr, WAIT_FIRST: gl.constexpr):
+    """out = x @ I (a 64x64 fp16 tile, exact in fp32) by an async wgmma whose operands are
+    never named again: the wait's deps hold only the accumulator, so for the allocator ``a``
+    and ``b`` die at the wgmma's issue and ``c`` (-1 everywhere, read back into chk) may
+    take their bytes while the wgmma still reads them."""
+    smem: gl.constexpr = gl.NVMMASharedLayout.get_default_for([T, T], gl.float16)
+    acc_lay: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                      instr_shape=[16, T, 16])  # fmt: skip
+    blk: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+    rows = gl.arange(0, T, layout=gl.SliceLayout(1, blk))
+    cols = gl.arange(0, T, layout=gl.SliceLayout(0, blk))
+    offs = rows[:, None] * T + cols[None, :]
+    a = gl.allocate_shared_memory(gl.float16, [T, T], smem, gl.load(x_ptr + offs))
+    eye = gl.where(rows[:, None] == cols[None, :], 1.0, 0.0).to(gl.float16)
+    b = gl.allocate_shared_memory(gl.float16, [T, T], smem, eye)
+    fence_async_shared()
+    acc = hopper.warpgroup_mma(a, b, gl.zeros([T, T], gl.float32, acc_lay), is_async=True)
+    if WAIT_FIRST:
+        acc = hopper.warpgroup_mma_wait(0, deps=[acc])
+    c = gl.allocate_shared_memory(gl.float16, [2, T, T], smem)
+    c.index(0).store(gl.full([T, T], -1.0, gl.float16, blk))
+    c.index(1).store(gl.full([T, T], -1.0, gl.float16, blk))
+    acc = hopper.warpgroup_mma_wait(0, deps=[acc])
+    gl.store(out_ptr + offs, gl.convert_layout(acc, blk))
+    _barrier()
+    gl.store(chk_ptr + offs, c.index(0).load(blk).to(gl.float32))
+
+
+@gluon.jit
+def wgmma_pending(x_ptr, out_ptr, chk_ptr):
+    """The wgmma still reading ``a`` and ``b`` while ``c`` is written over them."""
+    _mma_then_reuse(x_ptr, out_ptr, chk_ptr, False)
+
+
+@gluon.jit
+def wgmma_waited(x_ptr, out_ptr, chk_ptr):
+    """Control: the wgmma waited for before ``c`` exists."""
+    _mma_then_reuse(x_ptr, out_ptr, chk_ptr, True)
+
+
 # --- false alarm: one buffer in each branch of an scf.if -----------------------------------------
 
 
@@ -387,6 +434,7 @@ F32 = "*fp32"
 _TMA = {"out_ptr": F32, "chk_ptr": F32, "M": "i32"}
 _XO = {"x_ptr": F32, "out_ptr": F32}
 _XON = {**_XO, "n": "i32"}
+_MMA = {"x_ptr": "*fp16", "out_ptr": F32, "chk_ptr": F32}
 CASES: dict[str, Case] = {
     c.name: c
     for c in (
@@ -427,5 +475,12 @@ CASES: dict[str, Case] = {
              "(e) a cp.async pending when its buffer's bytes go to another"),
         Case("cp_async_waited", cp_async_waited, _XO, "clean", False,
              "control of (e): the copy waited for first"),
+        # The PTX ISA leaves writing an in-flight wgmma's operands undefined (the LLVM IR
+        # stores over them between the commit and the wait); on an H200 the wgmma had read
+        # them first in 20 of 20 launches, so the GPU does not show it.
+        Case("wgmma_pending", wgmma_pending, _MMA, "findings", False,
+             "(f) an async wgmma still reading when its operands' bytes go to another"),
+        Case("wgmma_waited", wgmma_waited, _MMA, "clean", False,
+             "control of (f): the wgmma waited for first"),
     )
 }  # fmt: skip

@@ -155,6 +155,22 @@ def run_cp_async(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
     return {**t.record(), "launches": repeat, "launches_wrong": launches_wrong}
 
 
+def run_wgmma(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+    """out = x (x @ I, exact); chk = -1 (the buffer written while the wgmma may read)."""
+    t, second = Tally(), Tally()
+    launches_wrong = 0
+    for i in range(repeat):
+        x = (torch.arange(64 * 64, device="cuda") % 251 + i).to(torch.float16).view(64, 64)
+        out = torch.full((64, 64), float("nan"), dtype=torch.float32, device="cuda")
+        chk = torch.full_like(out, float("nan"))
+        fn[(1,)](x, out, chk, num_warps=4)
+        torch.cuda.synchronize()
+        launches_wrong += t.add(torch, out, x.float()) > 0
+        second.add(torch, chk, torch.full_like(out, -1.0))
+    return {**t.record(), "launches": repeat, "launches_wrong": launches_wrong,
+            "second_buffer_values_wrong": second.values_wrong}  # fmt: skip
+
+
 def run_if_branches(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
     t = Tally()
     x = _distinct(torch, N)
@@ -204,6 +220,8 @@ RUNNERS = {
     ),  # fmt: skip
     "cp_async_pending": run_cp_async,
     "cp_async_waited": run_cp_async,
+    "wgmma_pending": run_wgmma,
+    "wgmma_waited": run_wgmma,
     "reinterpret_over": run_wide_view,
     "reinterpret_fits": run_wide_view,
     "ws_private": run_ws_private,

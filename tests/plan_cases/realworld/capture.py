@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import io
 import json
 import os
+import re
 import sys
 import tarfile
 import tempfile
@@ -397,18 +399,28 @@ def inductor(torch: Any) -> None:
 LIBRARIES = {"liger": liger, "fla": fla, "inductor": inductor}
 
 
+# Absolute paths (the libraries' install directories in source locations) cut to their file
+# names: the corpus must not depend on where it was made.
+_PATH = re.compile(r"(?:/[\w.+-]+)+/([\w.+-]+)")
+
+
 def pack(cache: Path, out: Path) -> int:
-    """The cache's kernels (TTGIR, LLVM IR, metadata) into one xz tar; how many kernels."""
+    """The cache's kernels (TTGIR, LLVM IR, metadata) into one xz tar, paths cut to file
+    names; how many kernels."""
     n = 0
     cache.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(out, "w:xz") as tar:
+    with tarfile.open(out, "w:xz", preset=9) as tar:
         for d in sorted(p for p in cache.iterdir() if p.is_dir()):
-            files = [f for f in d.iterdir() if f.suffix in (".ttgir", ".llir", ".json")
-                     and not f.name.startswith("__grp__")]  # fmt: skip
-            if any(f.suffix == ".ttgir" for f in files):
-                n += 1
-                for f in files:
-                    tar.add(f, arcname=f"{d.name}/{f.name}")
+            files = sorted(f for f in d.iterdir() if f.suffix in (".ttgir", ".llir", ".json")
+                           and not f.name.startswith("__grp__"))  # fmt: skip
+            if not any(f.suffix == ".ttgir" for f in files):
+                continue
+            n += 1
+            for f in files:
+                data = _PATH.sub(r"\1", f.read_text(errors="replace")).encode()
+                info = tarfile.TarInfo(f"{d.name}/{f.name}")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
     return n
 
 

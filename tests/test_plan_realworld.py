@@ -1,0 +1,126 @@
+"""``alias-spec plan`` on kernels nobody here wrote: Liger-Kernel, flash-linear-attention and
+torch.compile (Inductor's matmul, convolution and flex_attention templates), captured on an
+H200 with Triton 3.6.0 (``plan_cases/realworld/capture.py``; ``h200/*_ops.json`` hold each op's
+check against its reference on the GPU).
+
+Independent truths: every op the kernels ran for matched its reference, so no kernel may have
+a finding about its memory; the only finding allowed is ``plan.capacity``, exactly on the
+kernels whose metadata (written by Triton) says they need more than sm_90's 227 KiB per block.
+At least 98% of the kernels are proved clean. ``expected.json`` is a snapshot of the verdicts
+(status, and the first note's reason for a partial one), written by ``judge.py --out``; the
+slow tier compares every kernel with it, the default tier a sample.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import tarfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent / "plan_cases" / "realworld"
+sys.path.insert(0, str(HERE))
+import judge  # noqa: E402
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("triton") is None,
+                                reason="needs triton (the plan is recovered by its allocator)")  # fmt: skip
+
+LIBRARIES = ("liger", "fla", "inductor")
+SNAPSHOT = json.loads((HERE / "expected.json").read_text())
+SM90_LIMIT = 227 * 1024  # the CUDA guide's figure, typed here as the independent truth
+# The default tier: one kernel of each kind of verdict and family.
+SAMPLE = {
+    "liger/_rms_norm_backward_kernel",
+    "inductor/triton_per_fused_flex_attention_backward_0",
+    "fla/chunk_gla_fwd_A_kernel_intra_sub_inter",
+}
+
+
+@pytest.fixture(scope="module")
+def caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("realworld")
+    for lib in LIBRARIES:
+        with tarfile.open(HERE / "h200" / f"{lib}.tar.xz") as tar:
+            tar.extractall(root / lib, filter="data")
+    return root
+
+
+def _key(lib: str, folder: str) -> str:
+    return f"{lib}/{folder}"
+
+
+def _folders() -> list[tuple[str, str]]:
+    return [tuple(k.split("/", 1)) for k in sorted(SNAPSHOT["kernels"])]  # type: ignore[misc]
+
+
+@cache
+def _sampled() -> set[str]:
+    """The snapshot's first kernel of each sampled name (and every capacity and partial one
+    the sample names)."""
+    out: set[str] = set()
+    for key, row in sorted(SNAPSHOT["kernels"].items()):
+        lib = key.split("/", 1)[0]
+        if f"{lib}/{row['kernel']}" in SAMPLE and not any(
+            k.split("/", 1)[0] == lib and SNAPSHOT["kernels"][k]["kernel"] == row["kernel"]
+            for k in out
+        ):
+            out.add(key)
+    return out
+
+
+def _param(lib: str, folder: str) -> Any:
+    marks = [] if _key(lib, folder) in _sampled() else [pytest.mark.slow]
+    return pytest.param(lib, folder, id=f"{lib}/{folder[:12]}", marks=marks)
+
+
+def _shared(meta_dir: Path) -> int | None:
+    for j in meta_dir.glob("*.json"):
+        try:
+            meta = json.loads(j.read_text())
+        except ValueError:
+            continue
+        if isinstance(meta, dict) and "shared" in meta:
+            return int(meta["shared"])
+    return None
+
+
+@pytest.mark.parametrize("lib,folder", [_param(*f) for f in _folders()])
+def test_kernel_verdict(caches: Path, lib: str, folder: str) -> None:
+    d = caches / lib / folder
+    rec = judge.judge_one(str(d))
+    said = rec.get("findings", []) + rec.get("notes", []) + [rec.get("error", "")]
+    # The independent truth: no finding on a kernel whose op matched its reference, except
+    # that a plan larger than sm_90 allows cannot launch (Triton's own metadata says so).
+    too_big = (_shared(d) or 0) > SM90_LIMIT
+    capacity = [m for m in rec.get("findings", []) if "cannot launch" in m]
+    assert bool(capacity) == too_big, said
+    assert len(rec.get("findings", [])) == len(capacity), said
+    # The snapshot.
+    want = SNAPSHOT["kernels"][_key(lib, folder)]
+    assert rec["status"] == want["status"], said
+    if want["status"] == "partial":
+        assert judge._reason(rec["notes"][0]) == want["reason"], said
+
+
+def test_snapshot_is_complete_and_mostly_clean(caches: Path) -> None:
+    folders = {_key(lib, d.name) for lib in LIBRARIES for _, d in judge.kernels([caches / lib])}
+    assert folders == set(SNAPSHOT["kernels"])
+    rows = list(SNAPSHOT["kernels"].values())
+    judged = [r for r in rows if r["status"] != "findings"]  # the capacity ones aside
+    clean = sum(r["status"] == "clean" for r in judged)
+    assert len(rows) >= 900 and clean >= 0.98 * len(judged), (clean, len(judged))
+
+
+def test_ops_matched_their_references_on_the_gpu() -> None:
+    """What makes these kernels correct: each op the capture ran matched its reference (or
+    the library refused to run, which is recorded)."""
+    for lib in LIBRARIES:
+        doc = json.loads((HERE / "h200" / f"{lib}_ops.json").read_text())
+        assert doc["device"] == "NVIDIA H200" and doc["triton"] == "3.6.0"
+        ran = [op for op in doc["ops"] if "error" not in op]
+        assert ran and all(op["ok"] for op in ran), lib
