@@ -47,11 +47,12 @@ import z3
 from alias_spec.ir.llir import split_top
 from alias_spec.model.dtypes import DTYPE_BITS, PTX_DTYPES
 from alias_spec.model.facts import elem_bytes
+from alias_spec.plan.terms import WIDTH, Access, Value, address_arg, as_bool, fit
 
 if TYPE_CHECKING:
     from alias_spec.ir.llir import Function, Instruction, Operand
     from alias_spec.ir.ttgir import Module, Op
-    from alias_spec.plan.llir import Evaluator
+    from alias_spec.plan.llir import Evaluator  # for types only: llir calls into this module
 
 __all__ = [
     "Descriptor",
@@ -64,7 +65,6 @@ __all__ = [
     "tmem_slot_range",
 ]
 
-WIDTH = 32  # shared addresses (as in plan/llir.py)
 MBARRIER_BYTES = 8
 PROOF_TIMEOUT_MS = 5_000  # one proof that a descriptor field is a constant
 TMEM_SLOT_BYTES = 4  # tcgen05.alloc writes a b32 address
@@ -136,8 +136,6 @@ def _statement(ins: Instruction, ptx: str) -> str | None:
 def _predicate(ins: Instruction, ptx: str, ev: Evaluator) -> z3.BoolRef | None:
     """The statement's guard (``@$k`` / ``@!$k``) as a term; None: unguarded or unread (an
     access without its guard is judged on more threads: never fewer)."""
-    from alias_spec.plan.llir import _as_bool
-
     s = _statement(ins, ptx)
     pm = _PRED.match(s) if s else None
     if not pm:
@@ -145,7 +143,7 @@ def _predicate(ins: Instruction, ptx: str, ev: Evaluator) -> z3.BoolRef | None:
     i = int(pm.group(2)) - _outputs(ins)
     if not 0 <= i < len(ins.operands):
         return None
-    c = _as_bool(ev.operand(ins.operands[i]).expr)
+    c = as_bool(ev.operand(ins.operands[i]).expr)
     return z3.Not(c) if pm.group(1) else c
 
 
@@ -250,9 +248,7 @@ def _bounds(d: Descriptor, extent: int,
 def _descriptor_value(op: Operand, ev: Evaluator) -> Any:
     """The descriptor operand as one 64-bit term over a shared address: an i64, or a
     ``<2 x i32>`` of (low, high) words bitcast to one (how 3.9 builds it); None otherwise."""
-    from alias_spec.plan.llir import Value, _arg
-
-    v = _arg(ev, op)
+    v = address_arg(ev, op)
     if v is not None and isinstance(v.expr, z3.BitVecRef) and v.expr.size() == 64:
         return v
     if not op.type.startswith("i64"):
@@ -273,8 +269,6 @@ def _descriptor_value(op: Operand, ev: Evaluator) -> Any:
 def _wgmma(ptx: str, ins: Instruction, ev: Evaluator) -> str | None:
     """Model one wgmma statement's descriptor operands (accesses added to ``ev.modelled``);
     the note when it cannot be modelled, None when it is."""
-    from alias_spec.plan.llir import Access, Value
-
     head, _, rest = ptx.partition(" ")
     m = _WGMMA.match(head)
     if not m:
@@ -455,15 +449,13 @@ def _tma_bytes(ins: Instruction, ev: Evaluator, load: bool, rank: int) -> int | 
 def _shared_brackets(ptx: str, ins: Instruction, ev: Evaluator) -> list[tuple[int, int]] | None:
     """(operand index into ``ins.operands``, constant offset) of each bracketed operand that is
     a shared address, in order; None when a bracket is not a plain operand."""
-    from alias_spec.plan.llir import _arg
-
     outputs, out = _outputs(ins), []
     for bm in _BRACKETS.finditer(ptx):
         sm = _SIMPLE.match(bm.group(1))
         if not sm:
             continue  # a tensor map with coordinates: the global side
         i = int(sm.group(1)) - outputs
-        if 0 <= i < len(ins.operands) and _arg(ev, ins.operands[i]) is not None:
+        if 0 <= i < len(ins.operands) and address_arg(ev, ins.operands[i]) is not None:
             out.append((i, int(sm.group(2), 0) if sm.group(2) else 0))
     return out
 
@@ -473,8 +465,6 @@ def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
     None when not readable (a note). A TMA store's one shared operand is its source box; a
     TMA load's are its destination box and its mbarrier: 8 bytes is returned for both, and
     the destination's whole box is added as its own access (``ev.modelled``)."""
-    from alias_spec.plan.llir import Access, Value, _arg, _fit
-
     ins = _instruction(args, ev)
     head = ptx.split()[0] if ptx.split() else ""
     if ins is None or ins.callee is None:
@@ -514,9 +504,9 @@ def bulk_copy_size(ptx: str, args: list[Operand], ev: Evaluator) -> int | None:
         if len(brackets) != 2:
             return None
         i, off = brackets[0]
-    v = _arg(ev, ins.operands[i])
+    v = address_arg(ev, ins.operands[i])
     assert v is not None
-    expr = _fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
+    expr = fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
     _add(ev, Access(ins.line, ins.column, f"asm {head} ({size}-byte box)", size,
                     Value(expr, True, v.opaque), ins.dbg, _predicate(ins, ptx, ev),
                     [within] if within else None))  # fmt: skip

@@ -32,7 +32,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import z3
@@ -51,13 +50,13 @@ from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.attribution import Attribution
 from alias_spec.plan.guards import Guards
 from alias_spec.plan.plan import Finding, Note, Report
+from alias_spec.plan.terms import WIDTH, Access, Value, address_arg, as_bool, fit
 
 __all__ = ["LlirError", "check_lowering", "read_llir", "Evaluator", "accesses"]
 
 _SMEM = "global_smem"
 _INT_TY = re.compile(r"^i(\d+)$")
 _VECTOR = re.compile(r"<\s*(\d+)\s+x\s+(i\d+)\s*>")
-WIDTH = 32  # shared-memory addresses (the data layout's p3:32)
 INVARIANT_STEPS = 8  # iterations before widening a loop-carried value's interval
 OPT_TIMEOUT_MS = 1_000  # one optimisation or check while searching a loop bound
 QUERY_TIMEOUT_MS = 10_000  # one access's proof
@@ -67,38 +66,6 @@ BOUND_BUDGET_S = 20.0  # a function's whole search of loop bounds; past it: not 
 def read_llir(text: str) -> Module:
     """The module (LlirError, one line, on text LLVM does not accept)."""
     return read(text)
-
-
-@dataclass
-class Value:
-    expr: z3.BitVecRef | z3.BoolRef
-    smem: bool  # a pointer into shared memory (expr: the byte offset from @global_smem)
-    # Depends on a value that is not modelled exactly (an argument, a load, a loop-carried
-    # value known only by its bounds): proofs over it hold, witnesses may not be real.
-    opaque: bool
-    fields: dict[int, Value] | None = None  # an aggregate's known fields (insertvalue)
-
-
-@dataclass
-class Access:
-    line: int
-    column: int
-    kind: str
-    size: int | None
-    addr: Value
-    dbg: str | None
-    cond: z3.BoolRef | None = None  # the access happens only when this holds (a predicate)
-    # The buffers the access may touch, (offset, end, label) relative to its function's base:
-    # what the TTGIR ops at its location read, fill or own (attribution.py; hopper.py names
-    # one operand's). None: unattributed, judged against the function's range alone.
-    within: list[tuple[int, int, str]] | None = None
-    # Where the address operands were computed, when elsewhere: LLVM may give an access the
-    # location of a neighbour it was merged or split with, rarely the address arithmetic.
-    made_at: tuple[str, ...] = ()
-    # The buffers named at those locations, not at its own, and dead where its own op runs:
-    # an access that leaves its own buffers but stays in these is a note (LLVM moved its
-    # location onto another op's, most likely), never clean.
-    moved: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 # --- types -------------------------------------------------------------------------------------
@@ -143,21 +110,6 @@ def _width(ty: str) -> int | None:
 
 def _shared_type(ty: str) -> bool:
     return ty.startswith("ptr addrspace(3)") or "ptr addrspace(3)" in ty and ty[:1] in "<{["
-
-
-def _fit(e: z3.BitVecRef, w: int, signed: bool = False) -> z3.BitVecRef:
-    if e.size() == w:
-        return e
-    if e.size() > w:
-        return z3.Extract(w - 1, 0, e)
-    return (z3.SignExt if signed else z3.ZeroExt)(w - e.size(), e)
-
-
-def _as_bool(e: z3.ExprRef) -> z3.BoolRef:
-    if isinstance(e, z3.BoolRef):
-        return e
-    assert isinstance(e, z3.BitVecRef)
-    return z3.Extract(0, 0, e) == 1
 
 
 # --- the control flow and the values that may carry a shared address ---------------------------
@@ -714,7 +666,7 @@ class Evaluator:
         header = any((frm, ins.block) in self.back_edges for frm in ins.incoming)
         if not header and idx not in reached:
             # A merge: the phi is one of its incoming values, all of this same iteration.
-            fitted = [_fit(v.expr, width) for v in incs]  # type: ignore[arg-type]
+            fitted = [fit(v.expr, width) for v in incs]  # type: ignore[arg-type]
             self._defines[len(self.constraints)] = str(var)
             self.constraints.append(z3.Or([var == f for f in fitted]))
             self.var_merge[str(var)] = fitted
@@ -800,7 +752,7 @@ class Evaluator:
         flip = z3.BitVecVal(1 << (w - 1) if signed else 0, w)
 
         def key(e: z3.BitVecRef) -> z3.BitVecRef:
-            return _fit(e, w) ^ flip  # signed order as unsigned order
+            return fit(e, w) ^ flip  # signed order as unsigned order
 
         def within(lo: int, hi: int) -> z3.BoolRef:
             k = key(var)
@@ -905,7 +857,7 @@ class Evaluator:
             iv = self.operand(idx)
             if not isinstance(iv.expr, z3.BitVecRef):
                 return self._opaque(WIDTH, "gep")
-            offset = offset + _fit(iv.expr, WIDTH, signed=True) * size
+            offset = offset + fit(iv.expr, WIDTH, signed=True) * size
             opaque = opaque or iv.opaque
         return Value(offset, True, opaque)
 
@@ -918,16 +870,16 @@ class Evaluator:
                 x, y = (a.fields or {})[i], (b.fields or {})[i]
                 if isinstance(x.expr, z3.BitVecRef) and isinstance(y.expr, z3.BitVecRef):
                     w = max(x.expr.size(), y.expr.size())
-                    out.fields[i] = Value(_BINOPS[op](_fit(x.expr, w), _fit(y.expr, w)),
+                    out.fields[i] = Value(_BINOPS[op](fit(x.expr, w), fit(y.expr, w)),
                                           x.smem or y.smem, x.opaque or y.opaque)  # fmt: skip
             return out
         if ty == "i1" and op in ("and", "or", "xor"):  # predicates combined
             f = {"and": z3.And, "or": z3.Or, "xor": z3.Xor}[op]
-            return Value(f(_as_bool(a.expr), _as_bool(b.expr)), False, a.opaque or b.opaque)
+            return Value(f(as_bool(a.expr), as_bool(b.expr)), False, a.opaque or b.opaque)
         if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
             return self._opaque(width, "x")
         w = max(a.expr.size(), b.expr.size())
-        ea, eb = _fit(a.expr, w), _fit(b.expr, w)
+        ea, eb = fit(a.expr, w), fit(b.expr, w)
         return Value(_BINOPS[op](ea, eb), a.smem or b.smem, a.opaque or b.opaque)
 
     def _cast(self, op: str, src: Operand, dst_ty: str) -> Value:
@@ -945,7 +897,7 @@ class Evaluator:
             out.fields = {}
             for i, x in v.fields.items():
                 if isinstance(x.expr, z3.BitVecRef) and lane_w > 1:
-                    out.fields[i] = Value(_fit(x.expr, lane_w, signed=(op == "sext")), x.smem,
+                    out.fields[i] = Value(fit(x.expr, lane_w, signed=(op == "sext")), x.smem,
                                           x.opaque)  # fmt: skip
             return out
         if isinstance(v.expr, z3.BoolRef) and op in ("zext", "sext"):
@@ -958,7 +910,7 @@ class Evaluator:
         if width == 1 and op == "trunc":
             return Value(z3.Extract(0, 0, v.expr) == 1, False, v.opaque)
         smem = v.smem or (op == "inttoptr" and dst_ty.startswith("ptr addrspace(3)"))
-        return Value(_fit(v.expr, width, signed=(op == "sext")), smem, v.opaque)
+        return Value(fit(v.expr, width, signed=(op == "sext")), smem, v.opaque)
 
     def _eval(self, ins: Instruction, width: int) -> Value:
         op, ops = ins.opcode, ins.operands
@@ -974,12 +926,12 @@ class Evaluator:
             cond = self.operand(ops[0])
             a, b = self.operand(ops[1]), self.operand(ops[2])
             if isinstance(a.expr, z3.BoolRef) and isinstance(b.expr, z3.BoolRef):
-                return Value(z3.If(_as_bool(cond.expr), a.expr, b.expr), False,
+                return Value(z3.If(as_bool(cond.expr), a.expr, b.expr), False,
                              cond.opaque or a.opaque or b.opaque)  # fmt: skip
             if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
                 return self._opaque(width, "x")
             w = max(a.expr.size(), b.expr.size())
-            return Value(z3.If(_as_bool(cond.expr), _fit(a.expr, w), _fit(b.expr, w)),
+            return Value(z3.If(as_bool(cond.expr), fit(a.expr, w), fit(b.expr, w)),
                          a.smem or b.smem, cond.opaque or a.opaque or b.opaque)  # fmt: skip
         if op == "icmp" and len(ops) == 2:
             a, b = self.operand(ops[0]), self.operand(ops[1])
@@ -989,7 +941,7 @@ class Evaluator:
                 self.fresh += 1
                 return Value(z3.Bool(f"cmp{self.fresh}"), False, True)
             w = max(a.expr.size(), b.expr.size())
-            return Value(_PREDS[ins.predicate](_fit(a.expr, w), _fit(b.expr, w)), False,
+            return Value(_PREDS[ins.predicate](fit(a.expr, w), fit(b.expr, w)), False,
                          a.opaque or b.opaque)  # fmt: skip
         if op == "insertvalue" and len(ops) == 2 and len(ins.indices) == 1:
             agg = self.operand(ops[0]) if ops[0].kind == "value" else None
@@ -1091,7 +1043,7 @@ class Evaluator:
             a, b = self.operand(args[0]), self.operand(args[1])
             if isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef):
                 w = max(a.expr.size(), b.expr.size())
-                x, y = _fit(a.expr, w), _fit(b.expr, w)
+                x, y = fit(a.expr, w), fit(b.expr, w)
                 less = z3.ULT(x, y) if mm.group(1) == "u" else x < y
                 pick = z3.If(less, x, y) if mm.group(2) == "min" else z3.If(less, y, x)
                 return Value(pick, a.smem or b.smem, a.opaque or b.opaque)
@@ -1205,8 +1157,6 @@ _SIMPLE_ADDRESS = re.compile(r"^\s*\$(\d+)\s*(?:\+\s*(-?(?:0x[0-9a-fA-F]+|\d+))\
 _OPERAND = re.compile(r"\$(\d+)")
 _NAMES_SHARED = re.compile(r"\bcvta(?:\.to)?\.shared\b|\bglobal_smem\b")
 _PRED = re.compile(r"^@(!?)\$(\d+)\s+")
-# Types an asm or intrinsic argument must have to hold a shared address (others are data).
-_ADDRESS_TYPES = ("ptr addrspace(3)", "i32", "i64", "{")
 
 
 def _shared_op(op: str) -> bool:
@@ -1276,17 +1226,6 @@ def _intrinsic_size(callee: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _arg(ev: Evaluator, op: Operand) -> Value | None:
-    """An asm or call argument's value, when its type can hold a shared address."""
-    if not op.type.startswith(_ADDRESS_TYPES):
-        return None
-    v = ev.operand(op)
-    if op.type.startswith("{"):
-        first = (v.fields or {}).get(0)
-        return first if first is not None and first.smem else None
-    return v if v.smem and isinstance(v.expr, z3.BitVecRef) else None
-
-
 def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: list[str]) -> None:
     assert ins.callee is not None
     no, col, dbg = ins.line, ins.column, ins.dbg
@@ -1297,7 +1236,7 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
     def operand(k: int) -> Value | None:
         if k not in values:
             i = k - outputs
-            values[k] = _arg(ev, args[i]) if 0 <= i < len(args) else None
+            values[k] = address_arg(ev, args[i]) if 0 <= i < len(args) else None
         return values[k]
 
     def tainted(k: int) -> bool:
@@ -1316,7 +1255,7 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
         if pm:
             i = int(pm.group(2)) - outputs
             if 0 <= i < len(args):
-                c = _as_bool(ev.operand(args[i]).expr)
+                c = as_bool(ev.operand(args[i]).expr)
                 cond = z3.Not(c) if pm.group(1) else c
             ptx = ptx[pm.end() :]
         name = ptx.split()[0] if ptx.split() else ""
@@ -1352,7 +1291,7 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
                               "not readable here)")  # fmt: skip
                 continue
             off = int(simple.group(2), 0) if simple.group(2) else 0
-            expr = _fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
+            expr = fit(v.expr, WIDTH) + off  # type: ignore[arg-type]
             out.append(Access(no, col, "asm " + name, size, Value(expr, True, v.opaque),
                               dbg, cond, source_buffer(ptx, args, ev)))  # fmt: skip
         bare = {int(k) for k in _OPERAND.findall(_BRACKETS.sub("", ptx))} - in_brackets
@@ -1505,7 +1444,7 @@ def _call_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: l
         unread.append(f"line {no}: @{name} is only declared here (what it does to shared memory "
                       "is not judged)")  # fmt: skip
         return
-    smem = [v for a in ins.operands if (v := _arg(ev, a)) is not None]
+    smem = [v for a in ins.operands if (v := address_arg(ev, a)) is not None]
     if not smem:
         if any(ev.uses_shared(a) for a in ins.operands):
             unread.append(f"line {no}: @{name} takes a value computed from a shared "
