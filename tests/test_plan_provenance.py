@@ -96,31 +96,17 @@ def test_int8_gemm_storing_its_accumulator_is_clean() -> None:
     """An int8 GEMM's int32 accumulator leaves the loop through warp_group_dot_wait; the
     scratch of its layout conversion after the loop reuses the dead ring's bytes. Reported as
     plan.overlap while the wait linked every operand to every result."""
+    import corpus
     import triton
-    import triton.language as tl
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     from alias_spec.plan import check_compiled
 
-    @triton.jit
-    def int8_gemm(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr):  # fmt: skip
-        rm = tl.arange(0, BM)
-        rn = tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.int32)
-        for k in range(0, K, BK):
-            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
-            b = tl.load(b_ptr + rn[:, None] * K + (k + rk)[None, :])
-            acc = tl.dot(a, tl.trans(b), acc, out_dtype=tl.int32)
-        tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
-
-    sig = {"a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32", "K": "i32", "BM": "constexpr",
-           "BN": "constexpr", "BK": "constexpr"}  # fmt: skip
-    src = ASTSource(int8_gemm, signature=sig, constexprs={"BM": 128, "BN": 128, "BK": 64})
-    kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32),
-                            options={"num_warps": 4, "num_stages": 3})  # fmt: skip
+    k = next(k for k in corpus.kernels() if k.name == "int8_gemm")
+    src = ASTSource(k.fn, signature=dict(k.signature), constexprs=dict(k.constexprs),
+                    attrs=k.attrs())  # fmt: skip
+    kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(k.options))
     assert re.search(r"warp_group_dot_wait", kernel.asm["ttgir"])
     report = check_compiled(kernel)
     assert report.status == "clean", [x.message for x in report.findings + report.notes]

@@ -363,23 +363,23 @@ def _source_lines(text: str) -> list[tuple[int, list[tuple[int, int]]]]:
     return out
 
 
-def _convert(mod: Any, text: str) -> Module:
-    printed = str(mod)
-    metadata: dict[str, str] = {}
-    for line in printed.splitlines():
-        if line.startswith("!"):
-            mm = _META_LINE.match(line)
-            if mm:
-                metadata[mm.group(1)] = mm.group(2)
-    # Debug locations are read from the input's own lines and metadata: LLVM numbers the
-    # metadata of an instruction printed alone per function, so past the first function a
-    # printed instruction's !dbg names another node.
-    given: dict[str, str] = {}
+def _metadata(text: str) -> dict[str, str]:
+    """``!N`` -> its definition, for every metadata line of a module's text."""
+    out: dict[str, str] = {}
     for line in text.splitlines():
         if line.startswith("!"):
             mm = _META_LINE.match(line)
             if mm:
-                given[mm.group(1)] = mm.group(2)
+                out[mm.group(1)] = mm.group(2)
+    return out
+
+
+def _convert(mod: Any, text: str) -> Module:
+    metadata = _metadata(str(mod))
+    # Debug locations are read from the input's own lines and metadata: LLVM numbers the
+    # metadata of an instruction printed alone per function, so past the first function a
+    # printed instruction's !dbg names another node.
+    given = _metadata(text)
     raw_lines = text.splitlines()
     sources = _source_lines(text)
     functions: list[Function] = []

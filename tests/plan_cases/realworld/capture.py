@@ -102,35 +102,29 @@ def liger(torch: Any) -> None:
             (f"d{n}", a, c, 1e-2) for n, a, c in zip("xwb", g, r, strict=True)
         ]
 
-    def swiglu() -> list:
-        from liger_kernel.ops.swiglu import LigerSiLUMulFunction
-
-        # The reference first, on copies: the op's backward works in place on its inputs.
+    def gated(op: Any, act: Callable[[Any], Any], tol: float) -> list:
+        """act(a) * b through ``op``; the reference first, on copies: the op's backward works
+        in place on its inputs."""
         a = torch.randn(128, 4096, device=dev, requires_grad=True)
         b = torch.randn(128, 4096, device=dev, requires_grad=True)
-        ref = F.silu(a) * b
+        ref = act(a) * b
         ref.sum().backward()
         r = _grads(a, b)
         a2, b2 = (t.detach().clone().requires_grad_() for t in (a, b))
-        y = LigerSiLUMulFunction.apply(a2, b2)
+        y = op.apply(a2, b2)
         y.sum().backward()
         g = _grads(a2, b2)
-        return [("y", y, ref, 1e-4), ("da", g[0], r[0], 1e-4), ("db", g[1], r[1], 1e-4)]
+        return [("y", y, ref, tol), ("da", g[0], r[0], tol), ("db", g[1], r[1], tol)]
+
+    def swiglu() -> list:
+        from liger_kernel.ops.swiglu import LigerSiLUMulFunction
+
+        return gated(LigerSiLUMulFunction, F.silu, 1e-4)
 
     def geglu() -> list:
         from liger_kernel.ops.geglu import LigerGELUMulFunction
 
-        # The reference first, on copies: the op's backward works in place on its inputs.
-        a = torch.randn(128, 4096, device=dev, requires_grad=True)
-        b = torch.randn(128, 4096, device=dev, requires_grad=True)
-        ref = F.gelu(a, approximate="tanh") * b
-        ref.sum().backward()
-        r = _grads(a, b)
-        a2, b2 = (t.detach().clone().requires_grad_() for t in (a, b))
-        y = LigerGELUMulFunction.apply(a2, b2)
-        y.sum().backward()
-        g = _grads(a2, b2)
-        return [("y", y, ref, 1e-3), ("da", g[0], r[0], 1e-3), ("db", g[1], r[1], 1e-3)]
+        return gated(LigerGELUMulFunction, lambda x: F.gelu(x, approximate="tanh"), 1e-3)
 
     def cross_entropy() -> list:
         from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
