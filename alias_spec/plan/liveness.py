@@ -5,19 +5,17 @@ Every value that can hold a root's bytes is *derived* from it: memdesc views and
 ``tle.memdesc_alias`` results, pointers (``tle.local_pointers`` and arithmetic on them), async
 tokens of copies into it, and whatever carries those through ``scf.for`` / ``scf.if`` /
 ``scf.while`` region arguments and results, ``cf`` block arguments and ``ttg.warp_specialize``
-partition arguments. An op's results are derived from the roots of its operands when their
-type can hold shared memory (a memdesc, a pointer, a token); region and branch arguments are
-derived from every value that can flow into them, whatever the type. An ``scf.if`` result is
-derived from the yields in its position only (a buffer yielded by one branch is not held by
-the other results); other region ops merge all their operands and yields, conservatively.
+partition arguments: the value-flow graph of ``alias_spec.ir.flows``, exact where the op is
+(``scf.for`` and ``scf.if`` position by position, ``warp_group_dot_wait`` operand i to result
+i), conservative elsewhere.
 
 Program points are positions in the function's textual order. A root is live from the first
 to the last position where it or anything derived from it is defined or used. A region op's
 results are not a point of their own: they come alive where the op ends, which is only ever
 seen through their uses (so a buffer allocated in one branch of an ``scf.if`` is not live in
-the other branch unless a result that holds it is used after the op). An asynchronous TMA
-store reads its source until a later ``ttng.async_tma_store_wait`` that guarantees it is done
-(see ``_store_done``): that wait is a use of the source.
+the other branch unless a result that holds it is used after the op). An asynchronous
+operation uses its buffers until the wait that retires it on every path (``_retired``): a TMA
+store's source, an async wgmma's operands, a cp.async's destination.
 
 The range is then widened until stable: over a whole loop (``scf.for``, ``scf.while``, or a
 ``cf`` branch back to an earlier block) when the range crosses the loop's boundary, when a
