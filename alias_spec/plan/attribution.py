@@ -55,6 +55,7 @@ class Attribution:
         self.name = llvm_name
         self._located: dict[tuple[int, int], list[tuple[str, str, Op]]] | None = None
         self._functions: dict[str, _Function] = {}
+        self._own_state: list[Owned] | None = None
 
     # --- the index --------------------------------------------------------------------------
 
@@ -152,14 +153,11 @@ class Attribution:
             out |= mine
         return sorted(out) if out else state
 
-    def buffers_of(self, dbg: str | None, made_at: tuple[str, ...] = ()) -> list[Owned] | None:
-        """The buffers of an access at ``dbg`` whose address was computed at ``made_at``: every
-        location's buffers together (LLVM may move an access's location onto a neighbour's
-        op; its address arithmetic keeps the op's). None when no location names one."""
-        found = [b for d in (dbg, *made_at) if (b := self.buffers_at(d)) is not None]
-        if not found:
-            return None
-        return sorted({o for b in found for o in b})
+    def buffers_made_at(self, locations: tuple[str, ...]) -> list[Owned]:
+        """The buffers the ops at the locations where an access's address was computed name,
+        together (LLVM may move an access's location onto a neighbour's op; its address
+        arithmetic keeps the op's)."""
+        return sorted({o for d in locations for o in self.buffers_at(d) or ()})
 
     def live_at(self, dbg: str | None, owned: list[Owned]) -> list[Owned]:
         """Those of ``owned`` live at an op of this function at the location."""
@@ -173,11 +171,15 @@ class Attribution:
         return out
 
     def _state(self) -> list[Owned] | None:
-        """The warp-specialize state of the TTGIR function this LLVM function lowers."""
-        for f in self.module.functions if self.module is not None else ():
-            if plain_symbol(f.name) == self.name:
-                return self._function(f.name).state or None
-        return None
+        """The warp-specialize state of the TTGIR function this LLVM function lowers (found
+        once: every access asks)."""
+        if self._own_state is None:
+            self._own_state = []
+            for f in self.module.functions if self.module is not None else ():
+                if plain_symbol(f.name) == self.name:
+                    self._own_state = self._function(f.name).state
+                    break
+        return self._own_state or None
 
 
 def _reads_shared(op: Op) -> bool:

@@ -1336,7 +1336,7 @@ def accesses(fn: Function, ev: Evaluator,
     ev.modelled = []
     if ev.attribution is not None:
         for acc in out:
-            made = ev.attribution.buffers_of(None, acc.made_at) or []
+            made = ev.attribution.buffers_made_at(acc.made_at)
             if acc.within is None:
                 acc.within = ev.attribution.buffers_at(acc.dbg)
             if acc.within is None:
