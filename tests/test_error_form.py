@@ -49,3 +49,24 @@ def test_plan_without_triton_says_to_install_it(tmp_path: Path) -> None:
     assert code == 2 and len(err) == 1, err
     assert "needs Triton" in err[0] and "pip install" in err[0], err
     assert "--python:" not in err[0] and "that interpreter" not in err[0], err
+
+
+@pytest.mark.parametrize(
+    "content",
+    [None, b"\xff\xfe", b'module {\n  %0 = "broken\n'],
+    ids=["missing", "not-utf8", "garbled"],
+)
+def test_lint_and_plan_name_a_bad_file_alike(tmp_path: Path, content: bytes | None) -> None:
+    """Both commands put the file's name first (``FILE: ...``); plan used to say ``cannot read
+    FILE:`` where lint said ``FILE: cannot read:``."""
+    path = tmp_path / "kernel.ttgir"
+    if content is not None:
+        path.write_bytes(content)
+    said = {}
+    for command in ("lint", "plan"):
+        code, err = _cli([command, str(path)])
+        assert code == 2 and len(err) == 1, err
+        assert err[0].startswith(f"alias-spec: error: {path}: "), err
+        said[command] = err[0]
+    if content is None:
+        assert said["lint"] == said["plan"]

@@ -42,13 +42,13 @@ def _read(path: str) -> str:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
-        raise ValueError(f"cannot read {name}: {exc.strerror or exc}") from None
+        raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_INPUT_BYTES:
-        raise ValueError(f"cannot read {name}: larger than the 64 MiB input limit")
+        raise ValueError(f"{name}: larger than the 64 MiB input limit")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"cannot read {name}: not UTF-8 text") from None
+        raise ValueError(f"{name}: not UTF-8 text") from None
 
 
 def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
@@ -67,9 +67,9 @@ def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
             try:
                 check_lowering(llir_text, llir or "", report, module.num_warps, ttgir=module)
             except LlirError as exc:
-                raise ValueError(f"cannot read {llir}: {exc}") from None
+                raise ValueError(f"{llir}: {exc}") from None
     except TtgirError as exc:
-        _error(f"cannot read {_shown(file)}: {exc}")
+        _error(f"{_shown(file)}: {exc}")
         return 2
     except AllocationError as exc:
         _error(f"{_shown(file)}: {exc}")
