@@ -15,6 +15,8 @@ from alias_spec.api import DEFAULT_ENGINE, MAX_INPUT_BYTES, MAX_INPUT_MIB
 # Importable from here before 0.2.0 (an engine by name); kept for one release.
 from alias_spec.api import implications as implications
 from alias_spec.api import judge as judge
+from alias_spec.commands import DESCRIPTION, EPILOG, PROG, SUMMARY, version_line
+from alias_spec.commands import EXAMPLE as EXAMPLE  # importable from here, as before
 from alias_spec.engines import registry
 from alias_spec.engines.cpp_engine import CppEngineError
 from alias_spec.engines.registry import NAMES as ENGINES
@@ -26,7 +28,6 @@ from alias_spec.model.verdict import Verdict
 from alias_spec.semantics.verdict import judge as judge_with
 from alias_spec.semantics.verdict import verdict_json
 
-EXAMPLE = "examples/request.json"
 _CHUNK = 2**20
 
 
@@ -344,10 +345,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    from alias_spec.ir.kind import problem
     from alias_spec.lint.lint import exit_status, lint_text, to_json, to_sarif, to_text
     from alias_spec.lint.mlir_views import MlirError
 
     text = _read(args.file)
+    why = problem(text)  # another stage of the compiler, or a literal MLIR refuses
+    if why is not None:
+        raise UsageError(f"{_input_name(args.file)}: {why}")
     try:
         report = lint_text(text, args.file, args.profile)
     except MlirError as exc:  # read, but not a module lint understands
@@ -442,17 +447,13 @@ PROFILE_HELP = "the rule set to judge by: " + ", ".join(PROFILES)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="alias-spec",
-        description="Shared-memory alias rules for Triton-family compilers: check requests, "
-        "list the rules, prove theorems about them, generate the compiler checks.",
-        epilog=f"Try: alias-spec check {EXAMPLE}",
-    )
+    p = _Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
+    p.add_argument("--version", action="version", version=version_line())
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     c = sub.add_parser(
         "check",
-        help="judge alias requests (JSON file or - for stdin)",
+        help=SUMMARY["check"],
         description="Judge each request (a tle.memdesc_alias request, or a stock Triton view "
         "with an 'op' field) by the profile's rules. A layout whose byte placement the spec "
         "does not model (padded_shared, shared_linear, a tensor memory encoding) or tensor "
@@ -484,7 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser(
         "rules",
-        help="list the rule catalogue",
+        help=SUMMARY["rules"],
         description="List every rule (or one profile's): its id, the profiles enforcing it, "
         "its title, the formula that must hold and the guard under which it is evaluated.",
     )
@@ -494,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser(
         "schema",
-        help="print the JSON Schema of a request",
+        help=SUMMARY["schema"],
         description="Print the JSON Schema (draft 2020-12) of what check reads: one request or "
         "a non-empty list of requests. It is generated from the request models "
         "(alias_spec/model/schema.py) and published as docs/request.schema.json. It says what "
@@ -504,7 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser(
         "prove",
-        help="prove the theorems about the rules (z3 and cvc5)",
+        help=SUMMARY["prove"],
         description="Decide every theorem about the rule set with z3 and again with cvc5. "
         "Set 'alias': satisfiability, independence of each rule, guards, soundness, "
         "composition, refinement of the alias profiles. Set 'triton': views each Triton "
@@ -528,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser(
         "gen",
-        help="regenerate the compiler checks, or --check they are fresh",
+        help=SUMMARY["gen"],
         description="Write every file generated from the catalogue: the checks under "
         "alias_spec/generated/ (alias_checks.py, alias_rules.h, MemDescAliasOpVerify.cpp, "
         "recipes.py) and the docs pages (docs/rules/*.md, docs/profiles.md, docs/theorems.md, "
@@ -543,7 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser(
         "prove-cpp",
-        help="prove the generated C++ arithmetic overflow-free",
+        help=SUMMARY["prove-cpp"],
         description="Prove, with z3 over 64-bit bit-vectors, that every rule's generated C++ "
         "(alias_rules.h) computes what the rule says: no intermediate overflows int64, no "
         "division by zero, and the checked result equals the formula over mathematical "
@@ -560,7 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser(
         "fuzz",
-        help="differential fuzzing campaign across engines",
+        help=SUMMARY["fuzz"],
         description="Judge the same cases with every engine named by --engines and report any "
         "disagreement, shrunk to a minimal repro. Cases: z3 boundary cases (computed once, then "
         "read from the cache), valid-by-construction, random and perturbed facts, parsed "
@@ -585,7 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     li = sub.add_parser(
         "lint",
-        help="find unsafe memdesc views in a TTGIR/MLIR dump",
+        help=SUMMARY["lint"],
         description="Follow every ttg.memdesc_reinterpret, _subslice, _index and "
         "tle.memdesc_alias in a TTGIR or MLIR dump back to its ttg.local_alloc and judge it "
         "by the profile; each violated rule is a finding with its values, a fix and the "
@@ -609,7 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     td = sub.add_parser(
         "triton-diff",
-        help="compare the triton-* profiles with a Triton release's real verifiers",
+        help=SUMMARY["triton-diff"],
         description=TRITON_DIFF_HELP,
         formatter_class=_RawFormatter,
     )
@@ -638,7 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser(
         "docs",
-        help="build or serve the documentation site",
+        help=SUMMARY["docs"],
         description="Bring the generated docs pages up to date, then run mkdocs (needs "
         "mkdocs-material): 'build' writes the site to DIR/site with --strict, 'serve' serves it "
         "with live reload until Ctrl-C (which stops mkdocs too).",
@@ -654,8 +655,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _warning(message: Warning | str, *_: object, **__: object) -> None:
+    """A warning as one line on stderr, in the form of the errors (not Python's two lines
+    naming this package's source)."""
+    print(_printable(f"alias-spec: warning: {one_line(str(message))}", sys.stderr),
+          file=sys.stderr, flush=True)  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _warning  # restored when the command ends
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except (UsageError, RequestError, EngineUnavailable) as exc:

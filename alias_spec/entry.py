@@ -1,8 +1,9 @@
 """The `alias-spec` console script: the command line, or one line saying what to install.
 
 The base install carries no dependencies (the Gluon frontend needs only Triton); the commands
-need the ``spec`` extra. Without it, importing the command line fails on pydantic, z3 or cvc5:
-say so in one line instead of a traceback.
+need an extra (``spec``; ``plan`` for plan, ``docs`` for docs). Without it, importing the
+command line fails on pydantic, z3 or cvc5: say so in one line, naming the extra, instead of a
+traceback. ``--help`` and ``--version`` are answered there too.
 """
 
 from __future__ import annotations
@@ -14,30 +15,51 @@ import sys
 import time
 from collections.abc import Sequence
 
-SPEC_MODULES = frozenset({"pydantic", "pydantic_core", "z3", "cvc5"})
+# Modules an extra brings (pyproject.toml): without one, a command says what to install.
+EXTRA_MODULES = frozenset({"pydantic", "pydantic_core", "z3", "cvc5", "llvmlite"})
 
 
-def _missing(exc: ModuleNotFoundError) -> int:
+def _command(argv: Sequence[str] | None) -> str | None:
+    """The command named on the line (the first word that is not an option), if any."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return next((a for a in args if not a.startswith("-")), None)
+
+
+def _missing(exc: ModuleNotFoundError, argv: Sequence[str] | None) -> int:
+    from alias_spec import commands
+
     name = (exc.name or "").split(".")[0]
-    if name not in SPEC_MODULES:
+    if name not in EXTRA_MODULES:
         raise exc
+    args = sys.argv[1:] if argv is None else list(argv)
+    command = _command(argv)
+    if command is None and any(a in ("-h", "--help") for a in args):
+        print(commands.base_help(name))
+        return 0
+    who = f"alias-spec {command}" if command in commands.SUMMARY else "the commands"
     print(
-        f"alias-spec: {name} is not installed; the commands need the 'spec' extra: "
-        "pip install 'tle-alias-spec[spec]'",
+        f"alias-spec: error: {name} is not installed, and {who} need"
+        f"{'s' * (who != 'the commands')} it: {commands.install_line(command)}",
         file=sys.stderr,
     )
     return 2
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] == "--version":  # answered on the base install too
+        from alias_spec.commands import version_line
+
+        print(version_line())
+        return 0
     try:
         from alias_spec.cli import main as cli_main
     except ModuleNotFoundError as exc:
-        return _missing(exc)
+        return _missing(exc, argv)
     try:
         return cli_main(argv)
     except ModuleNotFoundError as exc:
-        return _missing(exc)
+        return _missing(exc, argv)
 
 
 def _child(argv: Sequence[str] | None) -> int:

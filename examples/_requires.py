@@ -11,7 +11,12 @@ import sys
 from pathlib import Path
 
 MISSING = 77
-INSTALL = {"triton": "pip install -e '.[frontend]'", "torch": "pip install torch"}
+# The plan extra installs everything the path without a GPU needs (compile, lint, plan check).
+PLAN_EXTRA = "pip install -e '.[plan]'"
+INSTALL = {"triton": PLAN_EXTRA, "pydantic": PLAN_EXTRA, "z3": PLAN_EXTRA,
+           "llvmlite": PLAN_EXTRA, "torch": "pip install torch"}  # fmt: skip
+# What the path without a GPU imports beyond Triton.
+CPU_PATH = ("pydantic", "z3", "llvmlite")
 
 
 def require(script: str, modules: tuple[str, ...], gpu: bool = False) -> None:
@@ -20,7 +25,7 @@ def require(script: str, modules: tuple[str, ...], gpu: bool = False) -> None:
     name = f"examples/{Path(script).name}"
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
-        how = "; ".join(INSTALL.get(m, f"pip install {m}") for m in missing)
+        how = "; ".join(dict.fromkeys(INSTALL.get(m, f"pip install {m}") for m in missing))
         gpu_too = " and a CUDA GPU" if gpu else ""
         sys.exit(_say(f"{name}: needs {' and '.join(missing)}{gpu_too} ({how})"))
     if gpu:

@@ -17,7 +17,8 @@ sm_90 on the CPU at each offset under the default ``safe`` profile, which does c
 the offsets off the swizzle repeat are rejected at compile time with the rule and its fix, the
 others compile, are linted and have their shared-memory plan checked; it prints those verdicts
 and a line saying the GPU part was skipped (exit 0; 1 if a compiled kernel has a finding).
-Without Triton it says so in one line and exits 77.
+Without Triton (or, on the CPU, the plan extra's pydantic, z3, llvmlite) it says so in one
+line and exits 77.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _requires import require
+from _requires import CPU_PATH, require
 
 if __name__ == "__main__":  # imported (by the GPU tests) it needs only triton
     require(__file__, ("triton",))
@@ -175,6 +176,7 @@ if __name__ == "__main__":
     from _cpu import gpu_present
 
     if not gpu_present():
+        require(__file__, CPU_PATH)
         raise SystemExit(cpu())
     if len(sys.argv) == 3 and sys.argv[1] == "--one":
         print(json.dumps(measure(int(sys.argv[2]))), flush=True)

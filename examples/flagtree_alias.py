@@ -4,12 +4,13 @@ Fill a buffer, alias it at offset 0, overwrite the buffer through the source: th
 the overwrite (the same bytes, no copy). A second kernel uses the geometry of FlagTree's one
 valid lit test (a 64x64 bf16 source, a 32x64 bf16 alias at byte 128).
 
-    python examples/flagtree_alias.py      # needs triton; torch and a CUDA GPU to launch
+    python examples/flagtree_alias.py      # pip install -e '.[plan]'; torch and a GPU to launch
 
 With a GPU it launches both kernels and compares the bytes. Without one it compiles them for
 sm_90 on the CPU (``alias_spec.frontend.compile.compile_for``), lints them and checks their
 shared-memory plans, prints the verdicts and a line saying the GPU part was skipped (exit 0; 1
-if anything was found). Without Triton it says so in one line and exits 77.
+if anything was found). Without Triton (or, on the CPU, the plan extra's pydantic, z3,
+llvmlite) it says so in one line and exits 77.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from _requires import require
+from _requires import CPU_PATH, require
 
 if __name__ == "__main__":  # imported (by the tests) it needs only triton
     require(__file__, ("triton",))
@@ -99,5 +100,6 @@ if __name__ == "__main__":
     from _cpu import gpu_present
 
     if not gpu_present():
+        require(__file__, CPU_PATH)
         raise SystemExit(cpu())
     print(run())

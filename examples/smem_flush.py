@@ -3,12 +3,12 @@
 Events are written one row at a time through ``smem.index(j)`` (a leading buffer dim outside
 the layout), then the whole buffer is read at once through a 2-D alias of the same bytes.
 
-    python examples/smem_flush.py      # needs triton; torch and a CUDA GPU to launch
+    python examples/smem_flush.py      # pip install -e '.[plan]'; torch and a GPU to launch
 
 With a GPU it launches the kernel and compares the bytes. Without one it compiles the kernel
 for sm_90 on the CPU, lints it and checks its shared-memory plan, prints the verdicts and a line
-saying the GPU part was skipped (exit 0; 1 if anything was found). Without Triton it says so in
-one line and exits 77.
+saying the GPU part was skipped (exit 0; 1 if anything was found). Without Triton (or, on the
+CPU, the plan extra's pydantic, z3, llvmlite) it says so in one line and exits 77.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from _requires import require
+from _requires import CPU_PATH, require
 
 if __name__ == "__main__":  # imported (by the tests) it needs only triton
     require(__file__, ("triton",))
@@ -67,5 +67,6 @@ if __name__ == "__main__":
     from _cpu import gpu_present
 
     if not gpu_present():
+        require(__file__, CPU_PATH)
         raise SystemExit(cpu())
     print(run())

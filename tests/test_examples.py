@@ -143,3 +143,18 @@ def test_a_missing_module_is_one_line(tmp_path: Path) -> None:
         "examples/needs_nothing_real.py: needs no_such_module_for_this_test and a CUDA GPU "
         "(pip install no_such_module_for_this_test)\n"
     )
+
+
+@pytest.mark.parametrize("hidden", ["pydantic", "llvmlite", "z3"])
+def test_cpu_path_names_the_plan_extra_when_a_module_is_missing(hidden: str, tmp_path: Path) -> None:
+    """The path without a GPU needs the plan extra's modules: without one, one line naming
+    the extra (it used to end in a ModuleNotFoundError or LlirError traceback)."""
+    if _triton() is None or _gpu():
+        pytest.skip("the path without a GPU runs only with Triton and without a GPU")
+    script = EXAMPLES / "flagtree_alias.py"
+    code = (f"import runpy, sys\nsys.modules[{hidden!r}] = None\nsys.path.insert(0, {str(EXAMPLES)!r})\n"
+            f"sys.argv = [{str(script)!r}]\nrunpy.run_path({str(script)!r}, run_name='__main__')\n")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=600)  # fmt: skip
+    assert r.returncode == MISSING and r.stdout == "", r.stderr[-3000:]
+    assert r.stderr == f"examples/flagtree_alias.py: needs {hidden} (pip install -e '.[plan]')\n"

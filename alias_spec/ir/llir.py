@@ -36,11 +36,19 @@ MAX_WARNING_BYTES = 64 * 1024  # of what LLVM's parser prints
 # forked child first, for at most this long, and only then in this process.
 PROBE_SECONDS = 120.0
 
-NEEDS_LLVMLITE = "alias-spec plan --llir needs llvmlite: pip install 'tle-alias-spec[plan]'"
+NEEDS_LLVMLITE = (
+    "llvmlite is not installed, and alias-spec plan --llir needs it: "
+    "pip install 'tle-alias-spec[plan]'"
+)
 
 
 class LlirError(ValueError):
     """Text that is not LLVM IR this reader can read (one line)."""
+
+
+class MissingExtra(ValueError):
+    """This install lacks a module the text needs to be read (one line naming the extra). Not
+    an LlirError: the text is not at fault, so no caller names the file."""
 
 
 @dataclass
@@ -199,7 +207,7 @@ def _llvm() -> Any:
     try:
         import llvmlite.binding as llvm
     except ImportError:
-        raise LlirError(NEEDS_LLVMLITE) from None
+        raise MissingExtra(NEEDS_LLVMLITE) from None
     return llvm
 
 

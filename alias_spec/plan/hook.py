@@ -377,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         hook = install(mode, args.out)
     except ImportError:
-        print("python -m alias_spec.plan.hook: needs triton", file=sys.stderr)
+        print("python -m alias_spec.plan.hook: needs triton: pip install 'tle-alias-spec[plan]'",
+              file=sys.stderr)  # fmt: skip
         return 2
     status = 0
     try:
