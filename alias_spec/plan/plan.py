@@ -29,7 +29,7 @@ from typing import Any
 
 from alias_spec.ir.memdesc_type import MEMDESC, dense_bytes
 from alias_spec.ir.report import Finding, Note
-from alias_spec.ir.ttgir import Function, Module, Op, read_module
+from alias_spec.ir.ttgir import Function, Module, Op, TtgirError, read_module
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.physical import packed_bytes
 from alias_spec.model.targets import capability, shared_per_block
@@ -658,8 +658,12 @@ def check_plan(
     """Recover and prove the plan of a TTGIR module. ``allocated`` (module text, debug text,
     version) skips running Triton; else ``prepasses`` says what runs before its allocation
     (``runner.allocate``). Raises TtgirError / AllocationError on unreadable input."""
-    from alias_spec.plan.runner import allocate
+    from alias_spec.ir import kind
+    from alias_spec.plan.runner import AllocationError, allocate
 
+    why = kind.problem(text)  # another stage of the compiler, or a literal MLIR refuses
+    if why is not None:
+        raise TtgirError(why)
     source = read_module(text)
     removed: list[str] = []
     used = ""
@@ -667,11 +671,18 @@ def check_plan(
         planned, debug, plan_from = source, "", "the module's allocation.offset attributes"
     else:
         if allocated is None:
-            done = allocate(text, python, prepasses=prepasses)
+            try:
+                done = allocate(text, python, prepasses=prepasses)
+            except AllocationError as exc:  # a dump of another release: say to pass --python
+                hint = kind.allocation_hint(text, str(exc))
+                if hint is None:
+                    raise
+                raise AllocationError(f"{exc}; {hint}") from None
             allocated = (done.module, done.debug, done.version)
             removed, used = done.removed, done.prepasses
         planned = read_module(allocated[0])
         debug, plan_from = allocated[1], f"triton {allocated[2]}"
+        kind.warn_release(text, allocated[2], path)
     report = Report(path, plan_from, planned.shared)
     _capacity(source.target or planned.target, planned.shared, report)
     for line in removed:

@@ -112,7 +112,7 @@ def _run(text: str, python: str | None, timeout: float, prepasses: str) -> dict:
         if "No module named 'triton'" in proc.stderr:
             if python is None:  # this interpreter: say what to install, not an option's fault
                 raise AllocationError(
-                    "recovering the plan needs Triton: pip install 'tle-alias-spec[triton]', "
+                    "recovering the plan needs Triton: pip install 'tle-alias-spec[plan]', "
                     "or name an interpreter that has it with --python (or give a module "
                     "with allocation.offset attributes)"
                 ) from None
