@@ -92,9 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     printed yet (never a success line) appears after it. SIGTERM and SIGHUP are passed on."""
     if not hasattr(os, "fork") or os.environ.get("ALIAS_SPEC_NO_FORK"):
         return _run(argv)
+    from alias_spec.ir.procs import fork_tied
+
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    # The child ends with this process even when it is killed by SIGKILL (which gives it no
+    # chance to stop the child): no command left running under init.
+    pid = fork_tied(signal.SIGTERM)
     if pid == 0:
         os._exit(_child(argv))
 

@@ -435,6 +435,9 @@ def test_stopping_docs_serve_stops_mkdocs(stop: signal.Signals) -> None:
         [sys.executable, "-m", "alias_spec", "docs", "serve", "--root", ".",
          "--addr", f"127.0.0.1:{port}"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        # Its own group, for the clean-up below; SIGINT as a terminal's Ctrl-C delivers it
+        # even when this suite runs as a background job (which inherits SIGINT ignored).
+        start_new_session=True, preexec_fn=_default_sigint,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 240
@@ -449,6 +452,24 @@ def test_stopping_docs_serve_stops_mkdocs(stop: signal.Signals) -> None:
             time.sleep(0.2)
         assert not _listening(port), "mkdocs serve is still listening"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        # The whole group (the command's forked worker too); mkdocs, in a group of its own,
+        # gets SIGTERM when that worker dies.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_docs_serve_on_a_busy_port_is_one_line() -> None:
+    """mkdocs printed a 36-line traceback ("Address already in use")."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run(["docs", "serve", "--root", ".", "--addr", f"127.0.0.1:{port}"])
+    code, out, err = done.returncode, done.stdout, done.stderr
+    assert code == 2 and out == "", (out, err)
+    assert err.splitlines() == [err.strip()] and f"127.0.0.1:{port} is in use" in err, err

@@ -5,6 +5,7 @@ the command ran in a child process, an interrupt at 6 s let it run to its end an
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -47,3 +48,73 @@ def test_exit_status_passes_through_the_child() -> None:
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert ok.returncode == 0, ok.stderr
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for init to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc (Linux)")
+def test_sigkill_of_the_parent_ends_its_worker() -> None:
+    """``alias-spec prove`` runs in a forked worker; SIGKILL of the parent leaves the worker no
+    parent to stop it: it used to run on under init (PID 1) for minutes."""
+    p = subprocess.Popen([sys.executable, "-m", "alias_spec", "prove", "--solver", "both"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (workers := _children(p.pid)):
+            assert p.poll() is None and time.monotonic() < deadline, "no worker was forked"
+            time.sleep(0.05)
+        time.sleep(1.0)  # into the solvers
+        assert all(_alive(w) for w in workers)
+        p.send_signal(signal.SIGKILL)
+        p.wait(10)
+        deadline = time.monotonic() + 5
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(w) for w in workers), "the worker outlived its parent"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)  # the whole group, whatever the test saw
+        p.wait()
+
+
+def test_fork_tied_child_ends_with_its_parent() -> None:
+    """The helper itself: a grandchild forked by ``fork_tied`` dies with its parent."""
+    code = (
+        "import os, signal, sys, time\n"
+        "from alias_spec.ir.procs import fork_tied\n"
+        "pid = fork_tied(signal.SIGKILL)\n"
+        "if pid == 0:\n    time.sleep(60)\n    os._exit(0)\n"
+        "print(pid, flush=True)\ntime.sleep(60)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                         start_new_session=True)  # fmt: skip
+    try:
+        assert p.stdout is not None
+        child = int(p.stdout.readline())
+        assert _alive(child)
+        p.kill()
+        p.wait(10)
+        deadline = time.monotonic() + 5
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.wait()

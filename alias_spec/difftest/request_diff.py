@@ -45,7 +45,9 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import os
 import re
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -57,6 +59,7 @@ from alias_spec.difftest.outcomes import Case, in_int64, satisfies_invariants
 from alias_spec.difftest.outcomes import PathOutcome as Outcome
 from alias_spec.difftest.requests import ALIAS, IDX, RE, SUB
 from alias_spec.engines import registry
+from alias_spec.ir.procs import die_with_parent
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import PROFILES, compiled, rules_for
 from alias_spec.model.dtypes import BY_NAME, DTYPE_BITS, MLIR_NAME
@@ -1065,7 +1068,8 @@ class Runner:
             global _WORK
             _WORK = (self, items, chunk)
             ctx = multiprocessing.get_context("fork")
-            with ctx.Pool(workers) as pool:
+            # Workers end with this process, even when it is killed by SIGKILL.
+            with ctx.Pool(workers, die_with_parent, (os.getpid(), signal.SIGKILL)) as pool:
                 for got in pool.imap_unordered(_work, starts):
                     total.merge(got)
             _WORK = None

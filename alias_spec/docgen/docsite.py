@@ -11,9 +11,12 @@ added.
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +93,10 @@ def main(action: str, root: Path, strict: bool = True, dev_addr: str | None = No
             file=sys.stderr,
         )
         return 2
+    busy = address_problem(dev_addr or configured_addr(root)) if action == "serve" else None
+    if busy is not None:  # mkdocs would say it in a 36-line traceback
+        print(f"alias-spec: error: {busy}", file=sys.stderr)
+        return 2
     try:
         written = regenerate(root)
     except InputError as exc:
@@ -105,32 +112,64 @@ def main(action: str, root: Path, strict: bool = True, dev_addr: str | None = No
     return subprocess.run(cmd, cwd=root, env=mkdocs_env()).returncode
 
 
+DEFAULT_ADDR = "127.0.0.1:8000"  # mkdocs serve's own default
+
+
+def configured_addr(root: Path) -> str:
+    """The address mkdocs.yml's ``dev_addr`` names, else mkdocs' default."""
+    try:
+        text = (root / "mkdocs.yml").read_text()
+    except (OSError, UnicodeDecodeError):
+        return DEFAULT_ADDR
+    m = re.search(r"""^dev_addr:\s*['"]?([^'"\s#]+)""", text, re.M)
+    return m.group(1) if m else DEFAULT_ADDR
+
+
+def address_problem(addr: str) -> str | None:
+    """Why ``mkdocs serve`` could not listen at ``addr`` (HOST:PORT), in one line, or None.
+    The port is bound once here the way mkdocs binds it (address reuse on, so a port left in
+    TIME_WAIT is free) and released at once."""
+    host, sep, port_text = addr.rpartition(":")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        return f"--addr {addr}: expected HOST:PORT, e.g. {DEFAULT_ADDR}"
+    host = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(host, int(port_text), type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        return f"--addr {addr}: unknown host ({getattr(exc, 'strerror', None) or exc})"
+    family, kind, proto, _, sockaddr = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(sockaddr)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (f"{addr} is in use (another server?): stop it, or serve elsewhere with "
+                    "--addr HOST:PORT")  # fmt: skip
+        return f"--addr {addr}: cannot listen there ({exc.strerror or exc})"
+    return None
+
+
 class _Stop(Exception):
     """A signal asking the server to stop."""
-
-
-def _die_with_parent() -> None:
-    """In the child, before mkdocs starts: on Linux, be sent SIGTERM when the parent dies,
-    even by SIGKILL (which leaves the parent no chance to stop it)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def serve(cmd: list[str], root: Path) -> int:
     """Run ``mkdocs serve`` in its own process group and take the whole group down when this
     process stops: Ctrl-C, SIGTERM or SIGHUP (a closed terminal), or its own death. Exit 130
     on Ctrl-C, 128 + the signal otherwise, mkdocs' status if it stops by itself."""
+    from functools import partial
+
+    from alias_spec.ir.procs import die_with_parent
+
     linux = sys.platform.startswith("linux")
     proc = subprocess.Popen(
         cmd,
         cwd=root,
         env=mkdocs_env(),
         start_new_session=True,  # a signal to our group does not reach it: we stop it
-        preexec_fn=_die_with_parent if linux else None,
+        # Sent SIGTERM when this process dies, even by SIGKILL (no chance to stop it then).
+        preexec_fn=partial(die_with_parent, os.getpid()) if linux else None,
     )
     got: list[int] = []
 

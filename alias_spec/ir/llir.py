@@ -18,12 +18,15 @@ import ctypes
 import faulthandler
 import os
 import re
+import signal
 import struct
 import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from alias_spec.ir.procs import fork_tied
 
 # Bounds no real kernel comes near: past them the text is rejected so that work stays bounded.
 MAX_BYTES = 64 * 2**20
@@ -238,7 +241,7 @@ def _probe(llvm: Any, text: str) -> str | None:
     when a forked child survives it (or there is no fork: the parse is then unprobed)."""
     if not hasattr(os, "fork"):
         return None
-    pid = os.fork()
+    pid = fork_tied(signal.SIGKILL)  # a parse that hangs ends with this process
     if pid == 0:  # the child: parse, say nothing, leave without Python's clean-up
         try:
             faulthandler.disable()  # its report of the abort would reach the parent's stderr
