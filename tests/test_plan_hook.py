@@ -93,7 +93,14 @@ def test_a_report_per_kernel() -> None:
     assert lines[2] == ("alias-spec plan: frame_constexpr[num_warps=4](x_ptr: *fp32, "
                         "y_ptr: *fp32, out_ptr: *fp32): findings:")  # fmt: skip
     assert "in its frame as placed by the call" in lines[3] and "_scaled_helper" in lines[3]
-    assert hook.summary() == "alias-spec plan: 3 kernels judged: 2 clean, 1 findings"
+    # The table alias-spec plan DIR prints: a row per kernel name, then all, then the counts.
+    table = hook.summary().splitlines()
+    assert table[0].split() == ["kernel", "kernels", "clean", "partial", "findings", "error"]
+    assert {ln.split()[0]: ln.split()[1:] for ln in table[1:-1]} == {
+        "double": ["1", "1", "0", "0", "0"], "frame_constexpr": ["1", "0", "0", "1", "0"],
+        "if_branches": ["1", "1", "0", "0", "0"], "all": ["3", "2", "0", "1", "0"],
+    }  # fmt: skip
+    assert table[-1] == "alias-spec plan: 3 kernels judged: 2 clean, 1 findings"
 
 
 def test_compile_only_cannot_launch() -> None:
@@ -238,6 +245,7 @@ def test_pytest_plugin(tmp_path: Path) -> None:
     out = _run([*PYTEST, "--alias-spec-plan=report", "test_kernels.py"], suite)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "alias-spec plan: 2 kernels judged: 1 clean, 1 findings" in out.stdout
+    assert "frame_constexpr        1      0        0         1      0" in out.stdout
     out = _run([*PYTEST, "--alias-spec-plan=raise", "test_kernels.py"], suite)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "1 failed, 1 passed" in out.stdout

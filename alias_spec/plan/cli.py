@@ -22,8 +22,15 @@ Findings: two buffers live at once that share bytes (plan.overlap), a buffer out
 ttg.shared or its call frame (plan.bounds), an LLVM IR address outside its function's range
 (lowering.outside: the kernel's [0, ttg.shared), a callee's frame at each call site).
 
+DIR (a Triton cache, or any tree of NAME.ttgir with NAME.llir beside it): every kernel judged,
+on --jobs processes (default: every core) or on the Ray cluster at --ray; each kernel that is
+not clean is reported, then one table: per kernel name, how many were clean, partial, had
+findings or could not be judged (error). A progress bar on a terminal's stderr.
+
 Exit status: 0 proved clean, 1 findings, 2 unreadable input (one line on stderr),
-3 partly judged (something not modelled or not bounded: the notes say what)."""
+3 partly judged (something not modelled or not bounded: the notes say what). For DIR: 1 any
+kernel with findings, 3 none but some partial or not judged, 2 no kernel in it (or none
+could be judged)."""
 
 
 def _shown(path: str) -> str:
@@ -31,7 +38,8 @@ def _shown(path: str) -> str:
     return "input" if path == "-" else path
 
 
-def _read(path: str) -> str:
+def read_input(path: str) -> str:
+    """A file's text (or stdin's for ``-``); ValueError with one line when it cannot be read."""
     name = _shown(path)
     stream: IO[Any]
     try:
@@ -60,8 +68,8 @@ def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
     from alias_spec.plan.runner import AllocationError
 
     try:
-        text = _read(file)
-        llir_text = _read(llir) if llir else None
+        text = read_input(file)
+        llir_text = read_input(llir) if llir else None
         report, module, _ = check_plan(text, file, python)
         if llir_text is not None:
             try:
@@ -98,8 +106,122 @@ def _error(message: str) -> None:
           file=sys.stderr)  # fmt: skip
 
 
+def run_dir(
+    root: str,
+    python: str | None,
+    fmt: str,
+    jobs: int | None = None,
+    ray: str | None = None,
+    timeout: float | None = None,
+    progress: bool | None = None,
+) -> int:
+    """``alias-spec plan DIR``: every kernel judged, the reports and the summary printed;
+    returns the exit status. ``progress``: None shows it as stderr allows (a bar on a
+    terminal, a line at every tenth elsewhere), False never."""
+    from alias_spec.plan import batch
+
+    try:
+        kernels = batch.find_kernels(root)
+    except batch.BatchInputError as exc:
+        _error(str(exc))
+        return 2
+    bar = batch.Progress(len(kernels)) if progress is not False else None
+    stream = (batch.judge_on_ray(kernels, ray, python, timeout or batch.TIMEOUT_S) if ray else
+              batch.judge_kernels(kernels, jobs, python, timeout or batch.TIMEOUT_S))  # fmt: skip
+    found: list[batch.KernelVerdict | None] = [None] * len(kernels)
+    previous = _term_stops()
+    try:
+        with batch._closing(stream):
+            for index, verdict in stream:
+                found[index] = verdict
+                if bar is not None:
+                    bar.update(verdict.status)
+    except batch.RayUnavailable as exc:
+        _error(str(exc))
+        return 2
+    finally:
+        if bar is not None:
+            bar.close()
+        _restore(previous)
+    verdicts = [v for v in found if v is not None]
+    if fmt == "json":
+        out = json.dumps(batch.to_json(verdicts, root), indent=2)
+    elif fmt == "sarif":
+        out = json.dumps(batch.to_sarif(verdicts, root), indent=2)
+    else:
+        out = batch.to_text(verdicts)
+    try:
+        print(out, flush=True)
+    except BrokenPipeError:
+        pass
+    summary = batch.Summary.of(verdicts)
+    if summary.totals()["error"] == len(verdicts):
+        first = verdicts[0].error if verdicts else ""
+        _error(f"{root}: no kernel could be judged: {first}")
+        return 2
+    return summary.exit_status()
+
+
+class _Stopped(KeyboardInterrupt):
+    """SIGTERM (the command's parent passes Ctrl-C on as one): stop as Ctrl-C does."""
+
+
+def _term_stops() -> Any:
+    """While the kernels are judged, SIGTERM unwinds like Ctrl-C, so the workers are stopped
+    (they would die with this process anyway)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise _Stopped()
+
+    return signal.signal(signal.SIGTERM, stop)
+
+
+def _restore(previous: Any) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def command(args: argparse.Namespace) -> int:
+    import os
+
+    if args.file != "-" and os.path.isdir(args.file):
+        if args.llir:
+            _error(f"{args.file} is a directory: each kernel's .llir is the one beside its "
+                   ".ttgir (--llir is for one kernel)")  # fmt: skip
+            return 2
+        return run_dir(args.file, args.python, args.format, args.jobs, args.ray, args.timeout)
+    for option, value in (("--jobs", args.jobs), ("--ray", args.ray), ("--timeout", args.timeout)):
+        if value is not None:
+            _error(f"{option} is for a directory of kernels, and {_shown(args.file)} is not one")
+            return 2
     return run(args.file, args.llir, args.python, args.format)
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return jobs
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError("a positive number of seconds")
+    return seconds
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -109,13 +231,35 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="the kernel's TTGIR (asm['ttgir']), or - for stdin")
+    p.add_argument(
+        "file",
+        help="the kernel's TTGIR (asm['ttgir']), - for stdin, or a directory of kernels "
+        "(a Triton cache)",
+    )
     p.add_argument("--llir", metavar="KERNEL.llir", help="its LLVM IR (asm['llir']) to check")
     p.add_argument(
         "--python", metavar="PY", help="interpreter of the Triton release (default: this one)"
     )
     p.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+    )
+    p.add_argument(
+        "--jobs",
+        type=_jobs,
+        metavar="N",
+        help="DIR: judge N kernels at a time (default: every core)",
+    )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="DIR: judge the kernels on the Ray cluster at ADDRESS (HOST:PORT of its head, or "
+        "ray://HOST:PORT); needs the ray extra",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="S",
+        help="DIR: a kernel not judged within S seconds is an error (default 600)",
     )
     p.set_defaults(func=command)
     return p

@@ -233,13 +233,11 @@ class PlanHook:
         return result
 
     def summary(self) -> str:
-        counts: dict[str, int] = {}
-        for r in self.results:
-            counts[r.status] = counts.get(r.status, 0) + 1
-        parts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        total = len(self.results)
-        return f"alias-spec plan: {total} kernel{'s' if total != 1 else ''} judged" + (
-            f": {parts}" if parts else "")  # fmt: skip
+        """The table ``alias-spec plan DIR`` prints: per kernel name, how many kernels were
+        clean, partial, had findings or could not be judged, then the counts in one line."""
+        from alias_spec.plan.batch import Summary
+
+        return Summary.of((r.name, r.status) for r in self.results).table()
 
 
 _STACK: list[PlanHook] = []
@@ -437,7 +435,8 @@ def pytest_configure(config: Any) -> None:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     hook = getattr(terminalreporter.config, "_alias_spec_plan_hook", None)
     if hook is not None:
-        terminalreporter.write_line(hook.summary())
+        for line in hook.summary().splitlines():
+            terminalreporter.write_line(line)
 
 
 def pytest_unconfigure(config: Any) -> None:

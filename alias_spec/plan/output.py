@@ -35,6 +35,7 @@ NOTES: dict[str, str] = {
     "lowering.unbounded": "An address or access size that could not be bounded",
     "lowering.unplaced": "A function with no range in the plan",
     "lowering.threads": "The block size is unknown",
+    "lowering.absent": "No LLVM IR beside the TTGIR: the addresses were not checked",
 }
 KINDS = [out.Kind(k, title, prose) for k, (title, prose) in RULES.items()] + [
     out.Kind(k, title, None, "note") for k, title in NOTES.items()

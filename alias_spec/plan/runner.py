@@ -24,6 +24,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from alias_spec.plan.worker import ENV_PARENT
+
 WORKER = Path(__file__).resolve().parent / "worker.py"
 # The allocator's debug type: with it, each function's buffers, their sizes and offsets are
 # written to stderr (older releases print only the offsets into the module).
@@ -80,8 +82,10 @@ def removed_allocs(before: dict, after: dict) -> list[str]:
 
 def _run(text: str, python: str | None, timeout: float, prepasses: str) -> dict:
     scratch = tempfile.mkdtemp(prefix="alias-spec-plan-")
+    # The worker ends itself when this process dies (ENV_PARENT: see die_with_parent).
     env = dict(os.environ, TRITON_LLVM_DEBUG_ONLY=DEBUG_TYPE, PYTHONDONTWRITEBYTECODE="1",
-               TMPDIR=scratch, TEMP=scratch, TMP=scratch)  # fmt: skip
+               TMPDIR=scratch, TEMP=scratch, TMP=scratch,
+               **{ENV_PARENT: str(os.getpid())})  # fmt: skip
     who = _named(python)
     try:
         proc = subprocess.run(
