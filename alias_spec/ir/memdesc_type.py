@@ -1,9 +1,11 @@
 """Reading ``!ttg.memdesc<...>`` types out of TTGIR text, for lint and the plan validator.
 
 ``memdesc_types`` finds every memdesc type of a statement (brackets matched, so layouts with
-``<...>`` inside stay whole); ``memdesc_side`` reads one into the spec's request form (shape,
-dtype, layout, memory space, mutability, alloc shape); ``dense_bytes`` is an allocation's byte
-size from its type, where the layout places elements densely.
+``<...>`` inside stay whole); ``first_memdesc`` reads the first as written and
+``memdesc_side`` into the spec's request form (shape, dtype, layout, memory space resolved,
+mutability, alloc shape), both through the model's one reader (``model.memdesc``);
+``dense_bytes`` is an allocation's byte size from its type, where the layout places elements
+densely.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import re
 from typing import Any
 
 from alias_spec.model.dtypes import DTYPE_BITS
+from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import elem_bytes
+from alias_spec.model.memdesc import memdesc_fields
 
 _OPEN = re.compile(r"!ttg\.memdesc<")
-# The leading dims, the element type and the layout of a memdesc type (plan reads it too).
-MEMDESC = re.compile(r"!ttg\.memdesc<((?:[^,>x]+x)*)([a-zA-Z]\w*)\s*(?:,\s*([^,>]+))?")
 
 
 def _strip_arrow(text: str) -> str:
@@ -51,6 +53,18 @@ def memdesc_types(text: str) -> list[str]:
     return out
 
 
+def first_memdesc(text: str) -> dict[str, Any] | None:
+    """The fields of the first memdesc type in the text as written (``memdesc_fields``: shape,
+    dtype, layout, space, mutability, alloc shape), or None where there is none or it is not
+    one MLIR would read."""
+    for t in memdesc_types(text):
+        try:
+            return memdesc_fields(t, "memdesc")
+        except RequestError:
+            return None
+    return None
+
+
 def memdesc_side(text: str, aliases: dict[str, str]) -> dict[str, Any]:
     """One memdesc type as a spec request side, its memory space resolved by what the module
     defines its alias as (never by the alias's name); RequestError when it is not one."""
@@ -71,20 +85,19 @@ def dense_bytes(text: str, aliases: dict[str, str], context: str | None = None) 
     element's bytes. None where that is not the allocation's size or is not known: a padded
     layout (adds bytes this reader does not model), tensor memory (named in the type, its
     layout, or ``context``, the statement the type is in), a dynamic dim, an unknown dtype."""
-    m = MEMDESC.search(text)
-    if not m:
+    md = first_memdesc(text)
+    if md is None:
         return None
-    dims_text, dtype, layout = m.group(1), m.group(2), (m.group(3) or "").strip()
+    layout = md["layout"]
     layout_text = aliases.get(layout, layout)
     tmem = "tensor_memory" in (text if context is None else context)
     if "padded" in layout_text or tmem or "#ttng.tensor" in layout_text:
         return None
-    dims = [d for d in dims_text.split("x") if d]
-    if not all(d.isdigit() for d in dims):
+    if any(d is None for d in md["shape"]):
         return None
-    size = _elem_bytes(dtype)
+    size = _elem_bytes(md["dtype"])
     if size is None:
         return None
-    for d in dims:
-        size *= int(d)
+    for d in md["shape"]:
+        size *= d
     return size

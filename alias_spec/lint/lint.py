@@ -24,14 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from alias_spec.ir import report as out
+from alias_spec.ir.flows import Binding, Incoming
 from alias_spec.ir.report import SARIF_SCHEMA as SARIF_SCHEMA
 from alias_spec.ir.report import Finding, Note
 from alias_spec.lint.mlir_views import (
     ALLOC_OPS,
     JUDGED,
-    Binding,
     Function,
-    Incoming,
     MlirError,
     Module,
     Op,

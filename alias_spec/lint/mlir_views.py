@@ -21,6 +21,7 @@ from math import prod
 from typing import Any
 
 from alias_spec.ir import ttgir
+from alias_spec.ir.flows import Binding, bindings
 from alias_spec.ir.memdesc_type import memdesc_side as memdesc_side
 from alias_spec.ir.memdesc_type import memdesc_types
 from alias_spec.ir.ttgir import strip_comment as strip_comment
@@ -39,9 +40,6 @@ VIEW_OPS = {
     "ttng.tmem_subslice",
 }
 ALLOC_OPS = {"ttg.local_alloc", "ttng.tmem_alloc"}
-# Region ops whose block arguments and results are bound to known operands.
-_WS = "ttg.warp_specialize"
-CONTROL_OPS = {"scf.for", "scf.if", "scf.while", _WS}
 JUDGED = {
     "ttg.memdesc_reinterpret",
     "ttg.memdesc_subslice",
@@ -119,25 +117,6 @@ class Op:
     attrs: dict[str, Any]
     loc: str | None  # "file:line:col" from the op's location, if any
     loc_raw: str | None = None  # the location as written (resolved once all aliases are read)
-
-
-@dataclass(frozen=True)
-class Incoming:
-    """One value that can flow into a block argument or region result."""
-
-    value: str  # SSA name
-    via: str  # how it gets there: "init operand", "yield operand", "branch operand", ...
-    line: int
-
-
-@dataclass
-class Binding:
-    """A block argument or region result and every value that can flow into it."""
-
-    target: str
-    what: str  # e.g. "iter_arg of the scf.for at line 17", for messages
-    line: int
-    incoming: list[Incoming]
 
 
 @dataclass
@@ -287,7 +266,6 @@ def _attrs(op: str, rest: str) -> dict[str, Any]:
 
 
 _JOINED = VIEW_OPS | ALLOC_OPS
-_EXITS = {"scf.yield", "scf.condition", "ttg.warp_yield"}
 
 
 def read_module(text: str) -> Module:
@@ -335,94 +313,8 @@ def _function(ir_fn: ttgir.Function, module: ttgir.Module) -> Function:
             ttgir.resolve_loc(op.loc_ref, module.aliases),
             op.loc_ref,
         ))  # fmt: skip
-    fn.bindings = _bindings(ir_fn)
+    fn.bindings = bindings(ir_fn)
     return fn
-
-
-def _bindings(fn: ttgir.Function) -> list[Binding]:
-    """What each region op and each branch binds, by MLIR's region semantics for each kind."""
-    out: list[Binding] = []
-    exits: dict[tuple[int, int], list[ttgir.Op]] = {}
-    for op in fn.ops:
-        if op.name in _EXITS and op.parent is not None:
-            exits.setdefault((op.parent, op.region), []).append(op)
-    for c in fn.ops:
-        if c.name in CONTROL_OPS:
-            out += _bind(c, exits)
-    # Block arguments: every branch of the same region that targets the block.
-    to: dict[tuple[int | None, int, str], list[tuple[list[str], int]]] = {}
-    for op in fn.ops:
-        for target, args in zip(op.targets, op.succ_args, strict=False):
-            to.setdefault((op.parent, op.region, target), []).append((args, op.line))
-    for label in fn.ops:
-        if not label.name.startswith("^"):
-            continue
-        name = label.name[1:]
-        for i, arg in enumerate(label.decls):
-            got = [Incoming(ops[i], f"operand of the branch to ^{name}", line)
-                   for ops, line in to.get((label.parent, label.region, name), [])
-                   if i < len(ops)]  # fmt: skip
-            if got:
-                out.append(Binding(arg, f"argument of block ^{name} (line {label.line})",
-                                   label.line, got))  # fmt: skip
-    return out
-
-
-def _bind(c: ttgir.Op, exits: dict[tuple[int, int], list[ttgir.Op]]) -> list[Binding]:
-    """The bindings one region op makes."""
-    out: list[Binding] = []
-    where = f"the {c.name} at line {c.line}"
-
-    def leaving(region: int, name: str) -> list[tuple[list[str], int]]:
-        found = [t for t in exits.get((c.pos, region), []) if t.name == name]
-        # scf.condition's first operand is the condition, not a forwarded value.
-        return [(t.uses[1:] if name == "scf.condition" else t.uses, t.line) for t in found]
-
-    carried = c.inits[1:] if c.name == "scf.for" else c.inits  # not the induction variable
-    if c.name == "scf.for":
-        # An iter_arg is its init on entry and the matching yield operand after each trip; the
-        # loop's result is the iter_arg's last value.
-        for i, (arg, init) in enumerate(carried):
-            inc = [Incoming(init, "init operand", c.line)]
-            inc += [Incoming(ys[i], "yield operand", ln) for ys, ln in leaving(0, "scf.yield")
-                    if i < len(ys)]  # fmt: skip
-            out.append(Binding(arg, f"iter_arg of {where}", c.line, inc))
-            if i < len(c.results):
-                out.append(Binding(c.results[i], f"result of {where}", c.line,
-                                   [Incoming(arg, "loop-carried value", c.line)]))  # fmt: skip
-    elif c.name == "scf.if":
-        for i, res in enumerate(c.results):
-            inc = [Incoming(ys[i], f"{'then' if r == 0 else 'else'} yield operand", ln)
-                   for r in range(c.regions) for ys, ln in leaving(r, "scf.yield")
-                   if i < len(ys)]  # fmt: skip
-            out.append(Binding(res, f"result of {where}", c.line, inc))
-    elif c.name == "scf.while":
-        # "before" arguments: the inits, then the "do" region's yields; "do" arguments and
-        # the results: what scf.condition forwards.
-        conds = leaving(0, "scf.condition")
-        for i, (arg, init) in enumerate(carried):
-            inc = [Incoming(init, "init operand", c.line)]
-            inc += [Incoming(ys[i], "yield operand", ln) for ys, ln in leaving(1, "scf.yield")
-                    if i < len(ys)]  # fmt: skip
-            out.append(Binding(arg, f"before-region argument of {where}", c.line, inc))
-        after = c.region_args[1] if len(c.region_args) > 1 else []
-        for targets, what in ((after, "do-region argument"), (c.results, "result")):
-            for i, t in enumerate(targets):
-                inc = [Incoming(ys[i], "scf.condition operand", ln) for ys, ln in conds
-                       if i < len(ys)]  # fmt: skip
-                out.append(Binding(t, f"{what} of {where}", c.line, inc))
-    else:  # ttg.warp_specialize: region 0 is the default one, then one per partition
-        for r, args in enumerate(c.region_args[1:], 1):
-            for i, arg in enumerate(args):
-                if i < len(c.uses):
-                    inc = [Incoming(c.uses[i], "captured operand", c.line)]
-                    out.append(Binding(arg, f"argument of partition {r - 1} of {where}", c.line,
-                                       inc))  # fmt: skip
-        for i, res in enumerate(c.results):
-            inc = [Incoming(ys[i], "ttg.warp_yield operand", ln)
-                   for ys, ln in leaving(0, "ttg.warp_yield") if i < len(ys)]  # fmt: skip
-            out.append(Binding(res, f"result of {where}", c.line, inc))
-    return out
 
 
 def _constant(fn: Function, name: str, stmt: str, line_no: int) -> None:

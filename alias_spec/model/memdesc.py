@@ -77,6 +77,18 @@ def resolve_space(token: str, aliases: dict[str, str] | None, field: str) -> str
 def parse_memdesc(text: str, field: str, aliases: dict[str, str] | None = None) -> dict[str, Any]:
     """``!ttg.memdesc<SHAPExELEM, LAYOUT, SPACE[, mutable][, ALLOCSHAPE]>`` to a side dict, its
     memory space resolved through ``aliases`` (resolve_space)."""
+    side = memdesc_fields(text, field)
+    alloc = side.pop("alloc_shape", None)  # keeps the side's key order as it always was
+    side["space"] = resolve_space(side.pop("space"), aliases, field)
+    if alloc is not None:
+        side["alloc_shape"] = alloc
+    return side
+
+
+def memdesc_fields(text: str, field: str) -> dict[str, Any]:
+    """The one reader of memdesc type text: shape, dtype, layout and memory space as written
+    (aliases unresolved), mutability and the alloc shape when given; RequestError when the
+    text is not one. ``format_memdesc`` prints it back."""
     m = re.fullmatch(r"\s*!ttg\.memdesc<(.*)>\s*", text, re.S)
     if not m:
         raise RequestError(field, f"expected '!ttg.memdesc<...>' type text, got {text[:60]!r}")
@@ -87,7 +99,7 @@ def parse_memdesc(text: str, field: str, aliases: dict[str, str] | None = None) 
     if len(parts) < 3:
         raise RequestError(field, "memdesc needs shape and element type, layout and memory space")
     head = parts[0].split("x")
-    if len(head) < 2:
+    if len(head) < 2 or not head[-1]:
         raise RequestError(field, f"memdesc shape {parts[0]!r} needs dims and an element type")
     side: dict[str, Any] = {
         "kind": "buffered_tensor",
@@ -95,8 +107,8 @@ def parse_memdesc(text: str, field: str, aliases: dict[str, str] | None = None) 
         "dtype": head[-1],
         "layout": parts[1],
         "mutable": False,
+        "space": parts[2],
     }
-    side["space"] = resolve_space(parts[2], aliases, field)
     for extra in parts[3:]:
         if extra == "mutable":
             side["mutable"] = True
@@ -105,3 +117,20 @@ def parse_memdesc(text: str, field: str, aliases: dict[str, str] | None = None) 
         else:
             raise RequestError(field, f"unexpected memdesc part {extra!r}")
     return side
+
+
+Dims = list[int | None] | tuple[int | None, ...]
+
+
+def format_memdesc(shape: Dims, dtype: str, layout: str, space: str, mutable: bool = False,
+                   alloc_shape: Dims | None = None) -> str:  # fmt: skip
+    """The one printer of memdesc type text, as MLIR prints it (``memdesc_fields`` reads it
+    back): dims and element type joined by ``x``, then layout, space, ``mutable`` and the
+    alloc shape when it differs from the shape."""
+    dims = "x".join("?" if d is None else str(d) for d in shape)
+    parts = [f"{dims}x{dtype}" if dims else dtype, layout, space]
+    if mutable:
+        parts.append("mutable")
+    if alloc_shape is not None and list(alloc_shape) != list(shape):
+        parts.append("x".join("?" if d is None else str(d) for d in alloc_shape))
+    return "!ttg.memdesc<" + ", ".join(parts) + ">"

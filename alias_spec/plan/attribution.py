@@ -49,10 +49,14 @@ class _Function:
 class Attribution:
     """The buffers of one LLVM function's accesses, found by location in the TTGIR module."""
 
-    def __init__(self, module: Module | None, buffers: list[Any], llvm_name: str) -> None:
+    def __init__(self, module: Module | None, buffers: list[Any], llvm_name: str,
+                 frameless: bool = False) -> None:  # fmt: skip
         self.module = module
         self.buffers = buffers
         self.name = llvm_name
+        # A callee without a frame addresses its memdesc arguments from the kernel's base:
+        # they hold what the callers pass them (offsets relative to the same base).
+        self.frameless = frameless
         self._located: dict[tuple[int, int], list[tuple[str, str, Op]]] | None = None
         self._functions: dict[str, _Function] = {}
         self._own_state: list[Owned] | None = None
@@ -104,7 +108,28 @@ class Attribution:
                     elif b.kind in _OWN_KINDS and owned is not None:
                         out.own.setdefault(b.op.pos, []).append(owned)
             self._functions[name] = out
+            if fn is not None and self.frameless and plain_symbol(name) == self.name:
+                self._argument_roots(fn, flows, out)
         return self._functions[name]
+
+    def _argument_roots(self, fn: Any, flows: Flows, out: _Function) -> None:
+        """A memdesc argument holds the buffers its callers pass there (every call site, by
+        symbol); one a caller cannot place leaves the argument's values unplaced."""
+        me = plain_symbol(fn.name)
+        for caller in self.module.functions if self.module is not None else ():
+            for op in caller.ops:
+                if op.callee is None or plain_symbol(op.callee) != me:
+                    continue
+                if caller.name == fn.name:
+                    continue  # recursion: Triton has none; do not chase it
+                held = self._function(caller.name)
+                for arg, passed in zip(fn.args, op.uses, strict=False):
+                    values = flows.reach(arg)
+                    if passed in held.unplaced:
+                        out.unplaced |= values
+                    for got, owned in held.roots:
+                        if passed in got:
+                            out.roots.append((values, owned))
 
     # --- questions --------------------------------------------------------------------------
 

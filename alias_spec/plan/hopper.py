@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import z3
 
 from alias_spec.ir.llir import split_top
+from alias_spec.ir.memdesc_type import first_memdesc
 from alias_spec.model.dtypes import DTYPE_BITS, PTX_DTYPES
 from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.terms import WIDTH, Access, Value, address_arg, as_bool, fit
@@ -84,7 +85,6 @@ _TMA_PLAIN = {"tile", "mbarrier::complete_tx::bytes", "bulk_group", "L2::cache_h
               "multicast::cluster", "cta_group::1", "cta_group::2"}  # fmt: skip
 _TMA_LOAD_OPS = ("ttng.async_tma_copy_global_to_local",)
 _TMA_STORE_OPS = ("ttng.async_tma_copy_local_to_global",)
-_MEMDESC = re.compile(r"!ttg\.memdesc<((?:\d+x)+)(\w+)\s*,\s*(#[\w.]+(?:<\{[^}]*\}>)?)")
 _TENSORDESC = re.compile(
     r"!tt\.tensordesc<(?:tensor<)?((?:\d+x)+)(\w+)\s*,\s*(#[\w.]+(?:<\{[^}]*\}>)?)"
 )
@@ -406,15 +406,15 @@ def tma_message_bytes(op: Op, module: Module, rank: int) -> int | None:
     unlike the instruction's)."""
     # A load's tile is its result type (after the mbarrier's memdesc); a store's, its source.
     tile = op.result_types() if op.name in _TMA_LOAD_OPS else op.text
-    md, td = _MEMDESC.search(tile), _TENSORDESC.search(op.text)
-    if not md or not td:
+    md, td = first_memdesc(tile), _TENSORDESC.search(op.text)
+    if md is None or not td:
         return None
-    shape = [int(x) for x in md.group(1).rstrip("x").split("x")]
+    shape = md["shape"]
     block = [int(x) for x in td.group(1).rstrip("x").split("x")]
-    if shape != block or md.group(2) != td.group(2) or len(shape) != rank:
+    if shape != block or md["dtype"] != td.group(2) or len(shape) != rank:
         return None
-    bits = DTYPE_BITS.get(md.group(2))
-    layout = _layout(md.group(3), module)
+    bits = DTYPE_BITS.get(md["dtype"])
+    layout = _layout(md["layout"], module)
     if bits is None or bits % 8 or layout is None:
         return None
     if layout.get("transposed", "false") != "false" or layout.get("fp4Padded", "false") != "false":

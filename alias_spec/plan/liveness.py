@@ -15,7 +15,8 @@ results are not a point of their own: they come alive where the op ends, which i
 seen through their uses (so a buffer allocated in one branch of an ``scf.if`` is not live in
 the other branch unless a result that holds it is used after the op). An asynchronous
 operation uses its buffers until the wait that retires it on every path (``_retired``): a TMA
-store's source, an async wgmma's operands, a cp.async's destination.
+store's source, an async wgmma's operands, a cp.async's destination, a TMA load's destination
+(until a wait on its mbarrier).
 
 The range is then widened until stable: over a whole loop (``scf.for``, ``scf.while``, or a
 ``cf`` branch back to an earlier block) when the range crosses the loop's boundary, when a
@@ -39,6 +40,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from alias_spec.ir.flows import Flows, branch_target, label_index
+from alias_spec.ir.memdesc_type import first_memdesc
 from alias_spec.ir.ttgir import BRANCHES, CONCURRENT_OPS, LOOP_OPS, TERMINATORS, Function, Op
 
 # Asynchronous TMA ops that read a shared-memory source after they issue (one bulk async-group
@@ -56,6 +58,10 @@ ASYNC_COPIES = {"ttg.async_copy_global_to_local"}
 ASYNC_COMMIT = "ttg.async_commit_group"
 ASYNC_WAIT = "ttg.async_wait"
 _NUM = re.compile(r"\bnum\s*=\s*(\d+)")
+# TMA loads (global to shared): the destination is written until a ``ttng.wait_barrier`` on
+# the mbarrier the load completes on (matched by the barrier's root in the value-flow graph).
+TMA_LOADS = {"ttng.async_tma_copy_global_to_local", "ttng.async_tma_gather"}
+BARRIER_WAIT = "ttng.wait_barrier"
 # wgmma issued asynchronously (one wgmma group each); the wait keeps the N newest in flight.
 ASYNC_DOT = "ttng.warp_group_dot"
 DOT_WAIT = "ttng.warp_group_dot_wait"
@@ -141,6 +147,57 @@ def _copy_done(fn: Function, copy: Op) -> int:
     N}`` waits for every group but the N newest. Gluon's wait takes no token, so this is the
     only way to know how long the destination is written."""
     return _retired(fn, copy, grouped=True)
+
+
+def barrier_roots(fn: Function, flows: Flows) -> list[set[str]]:
+    """Every value derived from each mbarrier allocation of the function."""
+    return [flows.reach(op.results[0]) for op in fn.ops
+            if op.name == "ttg.local_alloc" and op.results and _is_barrier(op)]  # fmt: skip
+
+
+def _is_barrier(alloc: Op) -> bool:
+    """An mbarrier is a 64-bit word in shared memory: its allocations are the i64 ones."""
+    md = first_memdesc(alloc.result_types() or alloc.text)
+    return md is not None and md["dtype"] == "i64"
+
+
+def _load_done(fn: Function, load: Op, barriers: list[set[str]]) -> int:
+    """The first position where a TMA load has certainly landed: a wait on an mbarrier the load
+    completes on, reached by every path from the load; or the end of the first loop or
+    warp-specialize op on every path that waits on it inside (the pipeliner's prologue loads
+    are waited on in the loop, a loop's own loads in a later iteration, a worker's by another
+    partition: their protocol is not followed here, the load is taken as landed by that op's
+    end). A wait only in a branch does not count. Never waited on, it runs until the
+    function's end."""
+    ops = fn.ops
+    last = len(ops) - 1
+    mine = [b for b in barriers if any(u in b for u in load.uses)]
+    if not mine:
+        return last
+
+    def waits(op: Op) -> bool:
+        return op.name == BARRIER_WAIT and bool(op.uses) and any(op.uses[0] in b for b in mine)
+
+    def waits_inside(op: Op) -> bool:
+        return any(waits(o) for o in ops[op.pos : op.end + 1])
+
+    parent, q = load.parent, load.end + 1
+    while True:
+        while q < len(ops) and ops[q].parent == parent:
+            op = ops[q]
+            if op.name in TERMINATORS or op.name in BRANCHES or op.name.startswith("^"):
+                break
+            if waits(op):
+                return op.pos
+            if (op.name in LOOP_OPS or op.name in CONCURRENT_OPS) and waits_inside(op):
+                return op.end
+            q = op.end + 1
+        if parent is None:
+            return last
+        owner = ops[parent]
+        if (owner.name in LOOP_OPS or owner.name in CONCURRENT_OPS) and waits_inside(owner):
+            return owner.end
+        parent, q = owner.parent, owner.end + 1
 
 
 def _is_store(op: Op) -> bool:
@@ -300,13 +357,18 @@ class Liveness:
         self.fn = fn
         self.size = len(fn.ops)
         self.flows = Flows(fn)
-        # An asynchronous TMA store or wgmma reads its operands, a cp.async writes its
-        # destination, until the wait that retires it.
+        # An asynchronous TMA store or wgmma reads its operands, a cp.async or a TMA load
+        # writes its destination, until the wait that retires it.
+        barriers: list[set[str]] | None = None
         for op in fn.ops:
             if op.name in ASYNC_STORES:
                 done = _store_done(fn, op)
             elif op.name in ASYNC_COPIES:
                 done = _copy_done(fn, op)
+            elif op.name in TMA_LOADS:
+                if barriers is None:
+                    barriers = barrier_roots(fn, self.flows)
+                done = _load_done(fn, op, barriers)
             elif is_async_dot(op):
                 done = _dot_done(fn, op)
             else:

@@ -1599,6 +1599,7 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
     checked = 0
     sites = frames(report)
     defined = {f.name for f in module.functions}
+    typed = {plain_symbol(f.name) for f in ttgir.functions} if ttgir is not None else set()
     called = {ins.callee.name for f in module.functions for ins in f.instructions
               if ins.callee is not None and ins.callee.kind == "function"}  # fmt: skip
     for fn in module.functions:
@@ -1609,11 +1610,19 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
             threads = None
             _note(report, "lowering.threads", f"@{fn.name}: its block-size attribute is not "
                   "readable here, thread ids bounded by 1024", fn.line)  # fmt: skip
+        inner = fn.name in called or fn.linkage in ("internal", "private")
+        ranges = placements(report, fn.name, inner, sites)
+        frameless = ranges is None and inner and fn.name not in sites
+        if frameless and report.shared is not None and plain_symbol(fn.name) in typed:
+            # A TTGIR function without scratch has no frame: what it addresses is its
+            # arguments' and its callers' buffers, from the kernel's base. (One the TTGIR does
+            # not have, LLVM's own, has a base nobody states.)
+            ranges = [(0, report.shared, KERNEL_RANGE + " (a callee without a frame)")]
         try:
             ev = Evaluator(fn, threads)
             ev.ttgir = ttgir
             ev.buffers = report.buffers
-            ev.attribution = Attribution(ttgir, report.buffers, fn.name)
+            ev.attribution = Attribution(ttgir, report.buffers, fn.name, frameless)
             found, unread = accesses(fn, ev, defined)
         except RecursionError:
             _note(report, "lowering.unbounded",
@@ -1629,12 +1638,9 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
             _note(report, "lowering.unread", f"@{fn.name}: {why}", fn.line)
         if not found:
             continue
-        inner = fn.name in called or fn.linkage in ("internal", "private")
-        ranges = placements(report, fn.name, inner, sites)
         ranges = hopper.tmem_slot_range(fn, ranges)
         if ranges is None:
-            orphan = inner and fn.name not in sites
-            why = " (a callee without a frame in the plan)" if orphan else ""
+            why = " (a callee without a frame in the plan)" if frameless else ""
             _note(report, "lowering.unplaced", f"@{fn.name}: no plan range to check its shared "
                   f"accesses against{why}", fn.line)  # fmt: skip
             continue

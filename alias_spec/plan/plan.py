@@ -27,7 +27,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from alias_spec.ir.memdesc_type import MEMDESC, dense_bytes
+from alias_spec.ir.memdesc_type import dense_bytes, first_memdesc
 from alias_spec.ir.report import Finding, Note
 from alias_spec.ir.ttgir import Function, Module, Op, TtgirError, read_module
 from alias_spec.model.dtypes import DTYPE_BITS
@@ -170,16 +170,15 @@ def type_min_bytes(op: Op, text: str) -> int | None:
     ctas = _NUM_CTAS.search(text)
     if ctas and int(ctas.group(1)) > 1:
         return None
-    m = MEMDESC.search(op.result_types() or op.text)
-    if not m or "tensor_memory" in op.text:
+    md = first_memdesc(op.result_types() or op.text)
+    if md is None or "tensor_memory" in op.text:
         return None
-    dims = [d for d in m.group(1).split("x") if d]
-    bits = DTYPE_BITS.get(m.group(2))
-    if bits is None or not all(d.isdigit() for d in dims):
+    bits = DTYPE_BITS.get(md["dtype"])
+    if bits is None or any(d is None for d in md["shape"]):
         return None
     count = 1
-    for d in dims:
-        count *= int(d)
+    for d in md["shape"]:
+        count *= d
     return packed_bytes(bits, count)
 
 
@@ -203,8 +202,10 @@ def _signature(name: str, rest: str) -> str:
             symbol = re.sub(r"\\(.)", r"\1", symbol[1:-1])
         return "@" + symbol
     if name in ALLOC_OPS:
-        m = MEMDESC.search(rest)
-        return (m.group(1) + m.group(2)).replace(" ", "") if m else ""
+        md = first_memdesc(rest)
+        if md is None:
+            return ""
+        return "x".join("?" if d is None else str(d) for d in [*md["shape"], md["dtype"]])
     return ""
 
 

@@ -132,14 +132,20 @@ def run_staged_sum(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
     return t.record()
 
 
-def run_wide_view(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+def _copied(torch: Any, fn: Any, n: int) -> dict[str, Any]:
+    """One launch of a kernel whose out must be its x (n values) bit for bit."""
     t = Tally()
-    x = _distinct(torch, 2 * N)
-    out = torch.full((2 * N,), float("nan"), dtype=torch.float32, device="cuda")
+    x = _distinct(torch, n)
+    out = torch.full((n,), float("nan"), dtype=torch.float32, device="cuda")
     fn[(1,)](x, out, num_warps=4)
     torch.cuda.synchronize()
     t.add(torch, out, x)
     return t.record()
+
+
+def run_wide_view(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+    """out = x (2N values) through a reinterpreted view."""
+    return _copied(torch, fn, 2 * N)
 
 
 def run_cp_async(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
@@ -200,6 +206,35 @@ def run_ws_private(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
     return t.record()
 
 
+def run_tma_load(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+    """out = -(1 + index) everywhere (what ``b`` holds); a load that lands late leaves x."""
+    import triton
+
+    triton.set_allocator(
+        lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda")
+    )
+    tiles, bm, bn = 4 * torch.cuda.get_device_properties(0).multi_processor_count, 64, 128
+    x = torch.arange(1, tiles * bm * bn + 1, dtype=torch.float32, device="cuda").view(-1, bn)
+    t = Tally()
+    launches_wrong = 0
+    for _ in range(repeat):
+        out = torch.full_like(x, float("nan"))
+        fn[(tiles,)](x, out, tiles * bm, num_warps=4)
+        torch.cuda.synchronize()
+        launches_wrong += t.add(torch, out, -x) > 0
+    return {**t.record(), "launches": repeat, "launches_wrong": launches_wrong}
+
+
+def run_small_copy(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+    """out = x[:4], kept in a buffer while barriers are initialised."""
+    return _copied(torch, fn, 4)
+
+
+def run_copy(torch: Any, fn: Any, repeat: int) -> dict[str, Any]:
+    """out = x, kept in a buffer across a call."""
+    return _copied(torch, fn, N)
+
+
 RUNNERS = {
     "frame_constexpr": run_frame_constexpr,
     "tma_store_pending": run_tma,
@@ -225,6 +260,12 @@ RUNNERS = {
     "reinterpret_over": run_wide_view,
     "reinterpret_fits": run_wide_view,
     "ws_private": run_ws_private,
+    "tma_load_pending": run_tma_load,
+    "tma_load_waited": run_tma_load,
+    "mbarrier_over": run_small_copy,
+    "mbarrier_fits": run_small_copy,
+    "callee_view_over": run_copy,
+    "callee_view_fits": run_copy,
 }
 
 
