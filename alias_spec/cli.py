@@ -93,12 +93,16 @@ def _printable(text: str, stream: IO[str]) -> str:
         return text.encode(enc, "backslashreplace").decode(enc, "replace")
 
 
+_reader = {"gone": False}  # set once stdout's reader has closed the pipe
+
+
 def _out(text: str) -> None:
     """Print one block on stdout. A reader that stops early (``| head -1``) is not an error:
     the rest of the output goes nowhere and the command still ends with its own status."""
     try:
         print(_printable(text, sys.stdout), flush=True)
     except BrokenPipeError:
+        _reader["gone"] = True
         _drop_stdout()
 
 
@@ -275,11 +279,17 @@ def cmd_prove(args: argparse.Namespace) -> int:
             done.add(o.theorem.id)
             outcomes.append(o)
             _show_outcome(o, len(outcomes), len(plan), args.json)
+            if _reader["gone"]:  # nobody reads the rest: stop, not minutes of solving
+                raise BrokenPipeError
+    took = time.perf_counter() - start
     if args.json:
-        _out(json.dumps({"theorems": [o.to_json() for o in outcomes]}, indent=1))
+        measured = {"seconds": round(took, 1), **_solver_versions(solvers),
+                    "cpus": os.cpu_count()}  # fmt: skip
+        _out(json.dumps({"theorems": [o.to_json() for o in outcomes], "measured": measured},
+                        indent=1))  # fmt: skip
     statuses = [o.status for o in outcomes]
     findings = statuses.count("finding")
-    summary = (f"{len(outcomes)} theorems in {time.perf_counter() - start:.1f} s: "
+    summary = (f"{len(outcomes)} theorems in {took:.1f} s: "
                f"{statuses.count('proved')} proved, {findings} finding{'s' * (findings != 1)}, "
                f"{statuses.count('failed')} failed")  # fmt: skip
     if args.json:
@@ -287,6 +297,20 @@ def cmd_prove(args: argparse.Namespace) -> int:
     else:
         _out(summary)
     return 0 if "failed" not in statuses else 1
+
+
+def _solver_versions(solvers: Sequence[str]) -> dict[str, str]:
+    """The release of each solver used: a theorem's time depends on it."""
+    out = {}
+    if "z3" in solvers:
+        import z3
+
+        out["z3"] = z3.get_version_string()
+    if "cvc5" in solvers:
+        import cvc5
+
+        out["cvc5"] = str(getattr(cvc5, "__version__", "unknown"))
+    return out
 
 
 def _show_outcome(o: Any, k: int, n: int, as_json: bool) -> None:

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
+import stat
 import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -111,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(signal, name):
             sig = getattr(signal, name)
             previous[sig] = signal.signal(sig, forward)
+    reader = _ReaderWatch(pid) if _command(argv) in OUTPUT_ONLY else None
     try:
         _, status = os.waitpid(pid, 0)
     except KeyboardInterrupt:
@@ -118,10 +122,66 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("alias-spec: interrupted\n")
         return 130
     finally:
+        if reader is not None:
+            reader.done = True
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if reader is not None and reader.gone:
+        _drop_stdout()
+        return 128 + signal.SIGPIPE  # as a command killed by SIGPIPE: the shell's convention
     code = os.waitstatus_to_exitcode(status)
     return code if code >= 0 else 128 - code  # killed by a signal: the shell's convention
+
+
+# Commands whose only product is their output, and that take minutes in a solver: once the
+# reader of their output is gone (``alias-spec prove | head -2``), nothing is left to do.
+# Others (check) still compute their exit status for the shell.
+OUTPUT_ONLY = frozenset({"prove", "prove-cpp"})
+
+
+class _ReaderWatch:
+    """Stops the command as soon as the reader of stdout closes the pipe. The command would
+    see it only at its next line, which a solver may reach minutes later; here a thread
+    waits for the pipe's error event and sends the command SIGTERM (which ends a solver in C
+    at once)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.gone = False
+        self.done = False  # the command ended: its pid may be reused, never signal it
+        try:
+            fd = sys.stdout.fileno()
+            if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+                return
+            self.poller = select.poll()
+            self.poller.register(fd, 0)  # no event asked: only POLLERR (no reader) and POLLHUP
+        except (AttributeError, OSError, ValueError):
+            return
+        threading.Thread(target=self._watch, name="stdout-reader", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self.done:
+            try:
+                events = self.poller.poll(500)
+            except OSError:
+                return
+            if any(ev & (select.POLLERR | select.POLLHUP) for _, ev in events):
+                if not self.done:
+                    self.gone = True
+                    with contextlib.suppress(OSError):
+                        os.kill(self.pid, signal.SIGTERM)
+                return
+
+
+def _drop_stdout() -> None:
+    """Point stdout at the null device: the exit's final flush cannot fail on the closed
+    pipe (Python would print an error about it)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _stop(pid: int, grace: float = 10.0) -> None:

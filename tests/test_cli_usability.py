@@ -132,6 +132,34 @@ def test_prove_json_keeps_stdout_one_document_and_reports_on_stderr() -> None:
     assert "1 theorems in" in p.stderr and "1 proved, 0 findings, 0 failed" in p.stderr
 
 
+def test_prove_json_says_how_it_was_timed() -> None:
+    """A theorem's time depends on the solver's release: the JSON names the releases used (and
+    the theorems page says them, from the stored run)."""
+    import z3
+
+    p = run(["prove", "--solver", "z3", "--only", "satisfiable.safe", "--json"])
+    measured = json.loads(p.stdout)["measured"]
+    assert measured["z3"] == z3.get_version_string() and "cvc5" not in measured
+    assert measured["cpus"] == os.cpu_count() and 0 < measured["seconds"] < 300
+
+
+def test_theorems_page_times_are_the_stored_run_s() -> None:
+    """The seconds on the page are those of the stored run, which names its solvers, pinned
+    to those releases by the spec extra."""
+    tomllib = pytest.importorskip("tomllib")
+    stored = json.loads((ROOT / "docs/data/theorems.json").read_text())
+    measured = stored["measured"]
+    page = (ROOT / "docs/theorems.md").read_text()
+    assert f"with z3 {measured['z3']} and cvc5 {measured['cvc5']}" in page
+    assert f"({measured['seconds']:.0f} s for the whole run" in page
+    spec = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["spec"]  # fmt: skip
+    assert f"cvc5=={measured['cvc5']}" in spec
+    assert any(d.startswith(f"z3-solver=={measured['z3']}") for d in spec), spec
+    whole = sum(t["seconds"] for t in stored["theorems"])
+    assert whole <= measured["seconds"] + 1  # the parts of that one run
+
+
 def test_prove_cpp_ends_with_a_summary() -> None:
     p = run(["prove-cpp", "--only", "alias.offset.nonneg"])
     assert p.returncode == 0, p.stderr

@@ -118,3 +118,27 @@ def test_fork_tied_child_ends_with_its_parent() -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+
+
+def test_prove_stops_when_its_reader_does() -> None:
+    """``prove | head -2``: the first theorem's two lines, then prove ends (141, as killed by
+    SIGPIPE) instead of deciding the rest (the compose theorems take minutes) for nobody."""
+    script = (
+        f"{sys.executable} -m alias_spec prove --only compose | head -2; echo ${{PIPESTATUS[0]}}"
+    )
+    p = subprocess.Popen(["bash", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)  # fmt: skip
+    start = time.monotonic()
+    try:
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("prove went on after its reader had gone")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    took = time.monotonic() - start
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[0].split()[1].startswith("compose."), out
+    assert lines[2] == "141" and err == "", (lines, err)
+    assert took < 40, took  # a few seconds when idle

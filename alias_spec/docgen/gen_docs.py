@@ -24,7 +24,7 @@ from alias_spec.docgen.examples import EXAMPLES_JSON, Examples
 from alias_spec.docgen.guides import LOWERING_GUIDE, lowering_guide, read_guide
 from alias_spec.docgen.profiles import profiles_page
 from alias_spec.docgen.rules import rule_page, rules_index
-from alias_spec.docgen.theorems import THEOREMS_JSON, load_theorems, theorems_page
+from alias_spec.docgen.theorems import THEOREMS_JSON, load_measured, load_theorems, theorems_page
 from alias_spec.model.catalogue import RULES, Rule
 from alias_spec.model.schema import SCHEMA_JSON, SCHEMA_PAGE, schema_page, schema_text
 
@@ -42,7 +42,12 @@ def targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
         (EXAMPLES_JSON, examples.to_json),
         ("docs/rules/index.md", rules_index),
         ("docs/profiles.md", lambda: profiles_page(examples)),
-        ("docs/theorems.md", lambda: theorems_page(load_theorems(root / THEOREMS_JSON))),
+        (
+            "docs/theorems.md",
+            lambda: theorems_page(
+                load_theorems(root / THEOREMS_JSON), load_measured(root / THEOREMS_JSON)
+            ),
+        ),
         (LOWERING_GUIDE, lambda: lowering_guide(guide)),
         (SCHEMA_JSON, schema_text),  # the request schema, published on the site
         (SCHEMA_PAGE, schema_page),

@@ -157,8 +157,33 @@ def load_theorems(path: Path) -> list[dict[str, Any]]:
     return theorems
 
 
-def theorems_page(theorems: list[dict[str, Any]]) -> str:
-    """The page for the prover's results (``load_theorems``)."""
+def load_measured(path: Path) -> dict[str, Any] | None:
+    """How the stored results were timed (``measured`` in the file, written by ``prove
+    --json``), or None when the file does not say."""
+    try:
+        measured = json.loads(path.read_text()).get("measured")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return None
+    return measured if isinstance(measured, dict) else None
+
+
+def measured_line(measured: dict[str, Any] | None) -> str:
+    """What the seconds column is: one run of ``alias-spec prove --json``, its solvers and
+    machine, as recorded with the results."""
+    if not measured:
+        return "Seconds are those of the run that wrote the file; how it was run is not recorded."
+    solvers = " and ".join(f"{k} {measured[k]}" for k in ("z3", "cvc5") if measured.get(k))
+    where = f" on {measured['cpus']} CPUs" if measured.get("cpus") else ""
+    total = measured.get("seconds")
+    whole = f" ({float(total):.0f} s for the whole run, wall clock)" if total else ""
+    return (f"Seconds are each theorem's time in one run of `alias-spec prove --json`{whole} "
+            f"with {solvers or 'the solvers installed then'}{where}; the versions are those "
+            "pyproject.toml pins, as a theorem's time depends on them. A loaded machine takes "
+            "longer.")  # fmt: skip
+
+
+def theorems_page(theorems: list[dict[str, Any]], measured: dict[str, Any] | None = None) -> str:
+    """The page for the prover's results (``load_theorems``), timed as ``measured`` says."""
     ts = theorems
     out = [GENERATED, "# Theorems", ""]
     out += ["Claims about the rule set, each decided by z3 and checked again by cvc5 "]
@@ -174,6 +199,7 @@ def theorems_page(theorems: list[dict[str, Any]]) -> str:
     for t in ts:
         counts[t["status"]] = counts.get(t["status"], 0) + 1
     out += [", ".join(f"**{n}** {s}" for s, n in sorted(counts.items())) + ".", ""]
+    out += [measured_line(measured), ""]
     out += ["| theorem | profile | expected | status | solvers | seconds |"]
     out += ["| --- | --- | --- | --- | --- | --- |"]
     for t in ts:
