@@ -192,10 +192,10 @@ def default_jobs() -> int:
 
 def _serve(conn: Any, parent: int) -> None:
     """A worker: judge the kernels it is sent, one at a time, until it is sent None."""
-    from alias_spec.plan.worker import die_with_parent
+    from alias_spec.ir.procs import die_with_parent
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group: the parent stops us
-    die_with_parent(parent)
+    die_with_parent(parent, signal.SIGKILL)
     import alias_spec.plan.api  # noqa: F401  (imported once, before the first kernel)
 
     while True:
@@ -487,22 +487,32 @@ class Summary:
 
 
 class Progress:
-    """A progress bar on a terminal (redrawn in place); elsewhere a plain line at every tenth
-    of the kernels, so a log shows the run is alive without a line per kernel."""
+    """A progress bar on a terminal (redrawn in place); elsewhere (a log) a plain line at most
+    every ``every`` seconds, so a long run shows it is alive and a short one prints nothing."""
 
-    def __init__(self, total: int, stream: IO[str] | None = None, tty: bool | None = None):
+    def __init__(
+        self,
+        total: int,
+        stream: IO[str] | None = None,
+        tty: bool | None = None,
+        every: float = 30.0,
+    ) -> None:
         self.total = total
         self.stream = stream if stream is not None else sys.stderr
-        self.tty = self.stream.isatty() if tty is None else tty
+        try:
+            self.tty = self.stream.isatty() if tty is None else tty
+        except (OSError, ValueError):
+            self.tty = False
+        self.every = every
         self.done = 0
         self.counts: dict[str, int] = {}
-        self.start = time.monotonic()
-        self._shown_tenth = 0
+        self.start = self._last = time.monotonic()
 
     def update(self, status: str) -> None:
         self.done += 1
         self.counts[status] = self.counts.get(status, 0) + 1
-        elapsed = time.monotonic() - self.start
+        now = time.monotonic()
+        elapsed = now - self.start
         said = ", ".join(f"{self.counts[s]} {s}" for s in STATUSES if self.counts.get(s))
         try:
             if self.tty:
@@ -512,8 +522,8 @@ class Progress:
                 text = f"\r[{bar}] {self.done}/{self.total} {elapsed:.0f} s  {said}"
                 self.stream.write(text[:119] + "\x1b[K")
                 self.stream.flush()
-            elif self.done * 10 // max(self.total, 1) > self._shown_tenth:
-                self._shown_tenth = self.done * 10 // max(self.total, 1)
+            elif now - self._last >= self.every:
+                self._last = now
                 self.stream.write(f"alias-spec plan: {self.done}/{self.total} kernels, "
                                   f"{elapsed:.0f} s: {said}\n")  # fmt: skip
                 self.stream.flush()

@@ -11,6 +11,11 @@ from alias_spec.plan.plan import Report
 
 TOOL = "alias-spec plan"
 RULES: dict[str, tuple[str, str]] = {
+    "plan.capacity": (
+        "The plan needs more shared memory than the target gives a block",
+        "The plan's ttg.shared exceeds the shared memory one block may use on the module's "
+        "target: the kernel cannot launch.",
+    ),
     "plan.overlap": (
         "Two live buffers share bytes",
         "Two buffers of different roots (allocations, scratch, call frames) are live at the "
@@ -19,6 +24,10 @@ RULES: dict[str, tuple[str, str]] = {
     "plan.bounds": (
         "A buffer lies outside its space",
         "A buffer's byte range leaves the kernel's ttg.shared or, in a callee, its call frame.",
+    ),
+    "plan.size": (
+        "An allocation is smaller than its type",
+        "The allocator's size for an allocation is below what its memdesc type's elements need.",
     ),
     "lowering.outside": (
         "The code addresses shared memory outside its function's range",
@@ -31,15 +40,21 @@ NOTES: dict[str, str] = {
     "plan.unsized": "A buffer's offset or size is unknown",
     "plan.unbounded": "A function's space is unknown",
     "plan.tmem": "Tensor memory is not judged",
+    "plan.ambiguous": "The allocator's output cannot tell functions that look alike apart",
+    "plan.pointer": "A shared-memory pointer made from an integer no buffer flows into",
+    "plan.removed": "Allocations the release's passes delete before allocating",
     "lowering.unread": "Shared-memory use in the LLVM IR that is not modelled",
     "lowering.unbounded": "An address or access size that could not be bounded",
     "lowering.unplaced": "A function with no range in the plan",
     "lowering.threads": "The block size is unknown",
     "lowering.absent": "No LLVM IR beside the TTGIR: the addresses were not checked",
 }
-KINDS = [out.Kind(k, title, prose) for k, (title, prose) in RULES.items()] + [
-    out.Kind(k, title, None, "note") for k, title in NOTES.items()
-]
+# A plan too large to launch breaks no byte of memory: a warning, as its findings are.
+WARNINGS = {"plan.capacity"}
+KINDS = [
+    out.Kind(k, title, prose, "warning" if k in WARNINGS else "error")
+    for k, (title, prose) in RULES.items()
+] + [out.Kind(k, title, None, "note") for k, title in NOTES.items()]
 
 
 def exit_status(report: Report) -> int:

@@ -41,9 +41,11 @@ _CALL = re.compile(r"\btt\.call\b")
 
 def die_with_parent(parent: int | None) -> None:
     """End this process when ``parent`` (the pid that started it) dies, so that killing the
-    command leaves no allocation or judging worker running under init. Linux: the kernel's
-    parent-death signal; elsewhere a thread that watches the parent id. A parent that died
-    before this call is seen at once."""
+    command leaves no allocation running under init. Linux: the kernel's parent-death signal;
+    elsewhere a thread that watches the parent id. A parent that died before this call is seen
+    at once. (``alias_spec.ir.procs`` does the same for the package's own processes; this file
+    runs in interpreters without the package, and the runner may start it from any thread,
+    where a ``preexec_fn`` is not safe.)"""
     if parent is None:
         return
     armed = False
