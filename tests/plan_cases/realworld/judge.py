@@ -1,11 +1,13 @@
-"""Judge every kernel of a captured Triton cache with ``alias-spec plan``, on several cores.
+"""Judge every kernel of captured Triton caches, as ``alias-spec plan DIR`` does, and keep the
+verdicts as the test's snapshot.
 
-    python judge.py CACHE_DIR... [--jobs N] [--out TABLE.json]
+    python judge.py CACHE_DIR... [--jobs N] [--out TABLE.json] [--snapshot expected.json]
 
 A cache directory holds one folder per kernel with its ``.ttgir``, ``.llir`` and metadata
-``.json`` (what ``capture.py`` packs). Each kernel is judged in a worker process (its plan
-recovered by this interpreter's Triton), bounded by ``--timeout`` seconds. Prints one line per
-kernel and a summary: statuses, the partial reasons counted, findings, and plan time.
+``.json`` (what ``capture.py`` packs). The judging is ``alias_spec.plan.batch`` (one worker
+process per job, each kernel bounded by ``--timeout`` seconds); this adds the library each
+kernel comes from, the partial reasons counted and the snapshot ``test_plan_realworld.py``
+compares with.
 """
 
 from __future__ import annotations
@@ -14,21 +16,16 @@ import argparse
 import json
 import re
 import sys
-import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, TimeoutError
 from pathlib import Path
 from typing import Any
 
+from alias_spec.plan import batch
+
 
 def kernels(roots: list[Path]) -> list[tuple[str, Path]]:
-    """(library, kernel folder) for each folder that holds a TTGIR and an LLVM IR."""
-    out = []
-    for root in roots:
-        for d in sorted(p for p in root.rglob("*") if p.is_dir()):
-            if any(d.glob("*.ttgir")) and any(d.glob("*.llir")):
-                out.append((root.name, d))
-    return out
+    """(library, kernel folder) for each kernel under the roots."""
+    return [(root.name, Path(k.ttgir).parent) for root in roots for k in batch.find_kernels(root)]
 
 
 def _reason(message: str) -> str:
@@ -38,54 +35,45 @@ def _reason(message: str) -> str:
     return m.group(1) if m else message[:60]
 
 
-def judge_one(folder: str) -> dict[str, Any]:
-    from alias_spec.plan.api import check_texts
-
-    d = Path(folder)
-    ttgir = next(d.glob("*.ttgir"))
-    llir = next(d.glob("*.llir"))
-    meta = {}
-    for j in d.glob("*.json"):
-        try:
-            meta = json.loads(j.read_text())
-            break
-        except ValueError:
-            continue
-    t0 = time.perf_counter()
-    try:
-        r = check_texts(ttgir.read_text(), llir.read_text(), str(ttgir), llir_path=str(llir))
-        rec = {"status": r.status, "findings": [f.message for f in r.findings],
-               "notes": [n.message for n in r.notes], "shared": r.shared}  # fmt: skip
-    except Exception as exc:  # a verdict for every kernel: an error is one
-        rec = {"status": "error", "error": f"{type(exc).__name__}: {str(exc)[:300]}"}
-    rec.update(kernel=ttgir.stem, folder=d.name, plan_s=round(time.perf_counter() - t0, 3),
-               meta_shared=meta.get("shared"), num_warps=meta.get("num_warps"),
-               num_stages=meta.get("num_stages"))  # fmt: skip
+def _record(verdict: batch.KernelVerdict, folder: Path) -> dict[str, Any]:
+    rec: dict[str, Any] = {"status": verdict.status}
+    if verdict.error is not None:
+        rec["error"] = verdict.error
+    else:
+        rec.update(findings=verdict.messages("findings"), notes=verdict.messages("notes"),
+                   shared=(verdict.report or {}).get("shared"))  # fmt: skip
+    rec.update(kernel=Path(verdict.file).stem, folder=folder.name, plan_s=verdict.seconds,
+               meta_shared=verdict.meta.get("shared"), num_warps=verdict.meta.get("num_warps"),
+               num_stages=verdict.meta.get("num_stages"))  # fmt: skip
     return rec
+
+
+def judge_one(folder: str) -> dict[str, Any]:
+    """The verdict of the one kernel in ``folder``, in this process."""
+    (kernel,) = batch.find_kernels(folder)
+    return _record(batch.judge_files(kernel), Path(folder))
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("caches", nargs="+", type=Path)
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--jobs", type=int, default=None, help="default: every core")
+    p.add_argument("--timeout", type=float, default=batch.TIMEOUT_S)
     p.add_argument("--out", type=Path)
     p.add_argument("--snapshot", type=Path, help="write the verdicts as the test's snapshot")
     args = p.parse_args(argv)
-    todo = kernels(args.caches)
-    rows: list[dict[str, Any]] = []
-    with ProcessPoolExecutor(args.jobs) as pool:
-        futs = [(lib, d, pool.submit(judge_one, str(d))) for lib, d in todo]
-        for i, (lib, d, fut) in enumerate(futs, 1):
-            try:
-                rec = fut.result(timeout=args.timeout)
-            except TimeoutError:
-                rec = {"status": "timeout", "kernel": d.name, "folder": d.name}
-            rec["library"] = lib
-            rows.append(rec)
-            said = (rec.get("findings") or rec.get("notes") or [rec.get("error", "")])[:1]
-            print(f"[{i}/{len(futs)}] {lib} {rec.get('kernel')} {rec['status']} "
-                  f"{rec.get('plan_s', '')} {said[0][:200] if said else ''}", flush=True)  # fmt: skip
+    found = [(root.name, k) for root in args.caches for k in batch.find_kernels(root)]
+    rows: list[dict[str, Any]] = [{}] * len(found)
+    stream = batch.judge_kernels([k for _, k in found], args.jobs, None, args.timeout)
+    for done, (index, verdict) in enumerate(stream, 1):
+        lib = found[index][0]
+        rec = _record(verdict, Path(verdict.file).parent)
+        rec["library"] = lib
+        rows[index] = rec
+        said = (rec.get("findings") or rec.get("notes") or [rec.get("error", "")])[:1]
+        print(f"[{done}/{len(found)}] {lib} {rec['kernel']} {rec['status']} "
+              f"{rec['plan_s']} {said[0][:200] if said else ''}", flush=True)  # fmt: skip
+    print(batch.Summary.of((r["kernel"], r["status"]) for r in rows).table())
     summary = {
         "kernels": len(rows),
         "status": Counter(r["status"] for r in rows),
