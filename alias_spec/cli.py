@@ -538,8 +538,10 @@ def build_parser() -> argparse.ArgumentParser:
         "expected), a FINDING (refuted, as expected: the counterexample is kept) or FAILED "
         "(a solver disagrees or gives up). Each theorem is printed as soon as it is decided "
         "(with --json, a progress line per theorem goes to stderr), then a summary line. "
-        "Exit 0 when nothing failed, 1 otherwise. Everything takes several minutes; --json "
-        "output is what docs/data/theorems.json holds.",
+        "Exit 0 when nothing failed, 1 otherwise. Everything took 734 s (about 12 minutes) on 2 "
+        "CPUs with z3 5.4.1 and cvc5 1.4.2; docs/theorems.md gives each theorem's time. "
+        "--json output is what docs/data/theorems.json holds. When the reader of the output "
+        "goes away (prove | head), prove stops (exit 141).",
     )
     pr.add_argument(
         "--set", choices=("alias", "triton", "all"), default="all", help="which theorems"
@@ -573,7 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(alias_rules.h) computes what the rule says: no intermediate overflows int64, no "
         "division by zero, and the checked result equals the formula over mathematical "
         "integers. One line per rule as it is decided, then a summary line. Exit 0 when "
-        "every rule is proved, 1 otherwise. Takes a few minutes.",
+        "every rule is proved, 1 otherwise. Takes seconds (7.6 s for all 56 rules on 2 CPUs).",
     )
     b.add_argument(
         "--only", metavar="PREFIX", help="only rules whose id starts so (default: every rule)"

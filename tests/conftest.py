@@ -102,3 +102,31 @@ def load_case(path: Path) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+# The docs site's browser tests skip without Chromium or mkdocs-material (skip reasons naming
+# either): the run says so last, each time, with what to install, so that a run without them
+# is never taken for one that rendered the pages.
+BROWSER_TESTS = "tests/test_docs_site.py"
+BROWSER_NEEDS = ("chromium", "mkdocs-material")
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if any(n in _skip_reason(r).lower() for n in BROWSER_NEEDS)]  # fmt: skip
+    if not skipped:
+        return
+    reasons = "; ".join(sorted({_skip_reason(r) for r in skipped}))
+    terminalreporter.write_line(
+        f"{len(skipped)} browser test{'s' * (len(skipped) != 1)} of the docs site skipped "
+        f"({reasons}): install Chromium (Debian: apt-get install chromium) and pip install -e "
+        f"'.[docs]', then run python -m pytest {BROWSER_TESTS}",
+        yellow=True,
+    )

@@ -266,3 +266,21 @@ def test_console_examples(b: Block, tmp_path: Path) -> None:
         if expected:
             got = [line.rstrip() for line in r.stdout.rstrip("\n").splitlines()]
             assert got == [line.rstrip() for line in expected], f"{b}: {command}"
+
+
+def test_a_run_without_chromium_says_the_browser_tests_were_skipped(tmp_path: Path) -> None:
+    """The docs site's browser tests skip without Chromium; the run's summary says so each
+    time, with what to install (they used to skip silently)."""
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(
+        "import pytest\n\n"
+        "def test_renders():\n    pytest.skip('chromium is not installed')\n\n"
+        "def test_unrelated():\n    pytest.skip('no GPU')\n"
+    )
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.conftest",
+                          "-p", "no:cacheprovider", str(probe)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    said = [line for line in run.stdout.splitlines() if "browser test" in line]
+    assert len(said) == 1, run.stdout
+    assert said[0].startswith("1 browser test of the docs site skipped (chromium is not")
+    assert "apt-get install chromium" in said[0] and "tests/test_docs_site.py" in said[0]

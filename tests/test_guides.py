@@ -82,3 +82,22 @@ def test_plan_guide_needs_no_dash_p_for_the_plugin() -> None:
     commands = re.findall(r"^.*python -m pytest.*$", text, re.M)
     assert commands and not [c for c in commands if "-p alias_spec.plan.hook" in c], commands
     assert "pytest11" in text
+
+
+FRONTEND = "docs/guides/gluon-frontend.md"
+
+
+def test_the_frontend_guide_shows_the_error_the_frontend_prints(tmp_path: Path) -> None:
+    """The guide's compile-time error is what the frontend prints for the kernel shown above
+    it (it showed a form of the values the code no longer printed)."""
+    pytest.importorskip("triton")
+    page = [b for b in ALL if b.page == FRONTEND]
+    i = next(i for i, b in enumerate(page) if b.lang == "python" and "print(exc)" in b.text)
+    shown = page[i + 1]
+    assert shown.lang == "text", shown
+    script = tmp_path / "example.py"
+    script.write_text(page[i].text)
+    r = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True,
+                       timeout=600)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.rstrip("\n") == shown.text.rstrip("\n")
