@@ -185,6 +185,16 @@ def test_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (doc,) = [json.loads(p.read_text()) for p in (tmp_path / "plans").glob("*.json")]
     assert doc["status"] == "clean" and doc["kernel"].startswith("if_branches[")
     plan.uninstall()
+    # The directory judged again as a whole (as the plan guide's CI recipe does): the kernel
+    # is named by the label its JSON report carries, and is its row of the table.
+    from alias_spec.plan import batch
+
+    (kernel,) = batch.find_kernels(tmp_path / "plans")
+    assert kernel.name == doc["kernel"] and kernel.llir is not None
+    verdicts = batch.judge_dir(tmp_path / "plans", jobs=1)
+    assert [(v.kernel, v.status) for v in verdicts] == [(doc["kernel"], "clean")]
+    assert batch.to_text(verdicts).splitlines()[1].split() == ["if_branches", "1", "1", "0", "0",
+                                                              "0"]  # fmt: skip
     monkeypatch.setenv("ALIAS_SPEC_PLAN", "1")  # switched on: mode report
     assert plan.install(stream=io.StringIO()).mode == "report"
     monkeypatch.setenv("ALIAS_SPEC_PLAN", "loud")

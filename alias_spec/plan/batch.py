@@ -117,7 +117,9 @@ def find_kernels(root: str | os.PathLike[str]) -> list[KernelFiles]:
             here = Path(folder)
             llir = here / f"{stem}.llir"
             meta = _metadata(here / f"{stem}.json") if (here / f"{stem}.json").is_file() else {}
-            kernel = meta.get("name") if isinstance(meta.get("name"), str) else None
+            # Triton's metadata names the kernel; the hook's JSON report labels it.
+            names = [meta.get(k) for k in ("name", "kernel")]
+            kernel = next((n for n in names if isinstance(n, str) and n), None)
             found.append(KernelFiles(
                 kernel or stem, str(here / name), str(llir) if llir.is_file() else None,
                 {k: meta[k] for k in _META_KEYS if k in meta}))  # fmt: skip
