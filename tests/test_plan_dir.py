@@ -381,10 +381,11 @@ def test_a_kernel_past_its_timeout_is_an_error_and_its_processes_end(
 
 
 @needs_proc
-@pytest.mark.parametrize("how", ["ctrl-c", "sigkill"])
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "sigkill"])
 def test_stopping_the_command_ends_its_workers(tree: Path, tmp_path: Path, how: str) -> None:
     """Ctrl-C reaches the terminal's whole process group: the command stops with 130 and no
-    traceback. SIGKILL of the process that owns the workers: they and their allocations end."""
+    traceback; SIGTERM to the command: 143. SIGKILL of the process that owns the workers: they
+    and their allocations end all the same."""
     slow, pids = _slow_python(tmp_path)
     env = dict(os.environ)
     if how == "sigkill":
@@ -404,6 +405,11 @@ def test_stopping_the_command_ends_its_workers(tree: Path, tmp_path: Path, how: 
             out, err = proc.communicate(timeout=30)
             assert proc.returncode == 130, err
             assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+        elif how == "sigterm":
+            os.kill(proc.pid, signal.SIGTERM)
+            out, err = proc.communicate(timeout=30)
+            assert proc.returncode == 128 + signal.SIGTERM, err
+            assert "Traceback" not in err, err
         else:
             os.kill(proc.pid, signal.SIGKILL)
             proc.communicate(timeout=30)

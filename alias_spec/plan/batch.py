@@ -22,6 +22,7 @@ alias_spec.plan.hook`` print the same table for the kernels a program compiled.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -561,27 +562,12 @@ def judge_dir(
     else:
         stream = judge_kernels(kernels, jobs, python, timeout)
     verdicts: list[KernelVerdict | None] = [None] * len(kernels)
-    with _closing(stream):
+    with contextlib.closing(stream):  # its finally stops the workers at once
         for index, verdict in stream:
             verdicts[index] = verdict
             if progress is not None:
                 progress(verdict)
     return [v for v in verdicts if v is not None]
-
-
-class _closing:
-    """Close a generator on the way out, so its ``finally`` stops its workers at once."""
-
-    def __init__(self, gen: Iterator[Any]) -> None:
-        self.gen = gen
-
-    def __enter__(self) -> Iterator[Any]:
-        return self.gen
-
-    def __exit__(self, *exc: object) -> None:
-        close = getattr(self.gen, "close", None)
-        if close is not None:
-            close()
 
 
 # --- the reports of a run ---------------------------------------------------------------------

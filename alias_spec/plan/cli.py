@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import IO, Any
@@ -131,7 +132,7 @@ def run_dir(
     found: list[batch.KernelVerdict | None] = [None] * len(kernels)
     previous = _term_stops()
     try:
-        with batch._closing(stream):
+        with contextlib.closing(stream):  # its finally stops the workers at once
             for index, verdict in stream:
                 found[index] = verdict
                 if bar is not None:
@@ -162,12 +163,12 @@ def run_dir(
     return summary.exit_status()
 
 
-class _Stopped(KeyboardInterrupt):
-    """SIGTERM (the command's parent passes Ctrl-C on as one): stop as Ctrl-C does."""
+class _Stopped(SystemExit):
+    """SIGTERM: unwind (the workers are stopped on the way out) and exit 128 + 15."""
 
 
 def _term_stops() -> Any:
-    """While the kernels are judged, SIGTERM unwinds like Ctrl-C, so the workers are stopped
+    """While the kernels are judged, SIGTERM unwinds the command, so the workers are stopped
     (they would die with this process anyway)."""
     import signal
     import threading
@@ -175,8 +176,8 @@ def _term_stops() -> Any:
     if threading.current_thread() is not threading.main_thread():
         return None
 
-    def stop(_signum: int, _frame: object) -> None:
-        raise _Stopped()
+    def stop(signum: int, _frame: object) -> None:
+        raise _Stopped(128 + signum)
 
     return signal.signal(signal.SIGTERM, stop)
 
