@@ -369,7 +369,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from alias_spec.ir.kind import problem
+    import warnings
+
+    from alias_spec.ir.kind import ReleaseWarning, problem, profile_warning
     from alias_spec.lint.lint import exit_status, lint_text, to_json, to_sarif, to_text
     from alias_spec.lint.mlir_views import MlirError
 
@@ -377,6 +379,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
     why = problem(text)  # another stage of the compiler, or a literal MLIR refuses
     if why is not None:
         raise UsageError(f"{_input_name(args.file)}: {why}")
+    other = profile_warning(text, args.profile)  # judged all the same
+    if other is not None:
+        warnings.warn(f"{_input_name(args.file)}: {other}", ReleaseWarning, stacklevel=1)
     try:
         report = lint_text(text, args.file, args.profile)
     except MlirError as exc:  # read, but not a module lint understands

@@ -203,3 +203,13 @@ def test_plan_cli_warns_in_one_line_and_still_judges() -> None:
     assert code in (0, 1, 3) and "plan from triton 3.7" in out, (out, err)
     assert len(err) == 1 and err[0].startswith("alias-spec: warning: "), err
     assert "3.9 or later" in err[0] and "--python" in err[0], err
+
+
+def test_lint_warns_when_the_profile_is_another_release_s() -> None:
+    """A 3.9 dump judged by 3.6's verifiers: one warning line, the same verdict as without."""
+    dump = str(CASES / "call_frame-3.9.ttgir")
+    code, out, err = _cli("lint", dump, "--profile", "triton-3.6")
+    assert len(err) == 1 and err[0].startswith(f"alias-spec: warning: {dump}: "), err
+    assert "3.9 or later" in err[0] and "--profile triton-3.6" in err[0], err
+    same = _cli("lint", dump, "--profile", "triton-3.9")
+    assert same[2] == [] and (code, out.replace("3.6", "3.9")) == same[:2]

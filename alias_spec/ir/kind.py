@@ -151,6 +151,17 @@ def release_warning(text: str, allocated_by: str) -> str | None:
             f"allocation: {PYTHON_HINT}")  # fmt: skip
 
 
+def profile_warning(text: str, profile: str) -> str | None:
+    """One line when ``text``'s markers rule out the release whose verifiers the lint profile
+    ``profile`` stands for (``triton-3.6`` ...), else None."""
+    version = version_of(profile) if profile.startswith("triton-") else None
+    found = release_markers(text)
+    if version is None or found is None or found.allows(version):
+        return None
+    return (f"the dump looks written by {found.shown()}, but --profile {profile} judges it by "
+            f"Triton {_shown(version)}'s verifiers: pick that release's profile")  # fmt: skip
+
+
 class ReleaseWarning(UserWarning):
     """A dump whose markers rule out the release that re-ran its allocation (one line)."""
 
