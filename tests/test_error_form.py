@@ -70,3 +70,15 @@ def test_lint_and_plan_name_a_bad_file_alike(tmp_path: Path, content: bytes | No
         said[command] = err[0]
     if content is None:
         assert said["lint"] == said["plan"]
+
+
+def test_triton_diff_without_triton_says_to_install_it(tmp_path: Path) -> None:
+    """As plan: no --python was given, so none is blamed (nor its path on this machine)."""
+    fake = tmp_path / "triton"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'triton'\", "
+                                      "name='triton')\n")  # fmt: skip
+    code, err = _cli(["triton-diff", "--limit", "5"], PYTHONPATH=str(tmp_path))
+    assert code == 2 and len(err) == 1, err
+    assert "pip install 'tle-alias-spec[triton]'" in err[0], err
+    assert "--python /" not in err[0] and sys.executable not in err[0], err

@@ -194,6 +194,7 @@ def command(
 ) -> int:
     """``alias-spec triton-diff``: 0 when every case agrees or is a known finding, 1 when any
     is unexplained; BadInput for a bad option or interpreter. None means the default."""
+    given = python
     python = python or sys.executable
     seed = SEED if seed is None else seed
     near = NEAR if near is None else near
@@ -211,6 +212,9 @@ def command(
         version = triton_version(python)
         profile_for(version)
     except InterpreterError as exc:
+        if given is None:  # this interpreter: say what to install, not an option's fault
+            raise BadInput(f"this interpreter: {exc}: pip install 'tle-alias-spec[triton]', or "
+                           "name one that has Triton with --python") from None  # fmt: skip
         raise BadInput(f"--python {python}: {exc}") from None
     cases = case_gen.all_cases(seed, near, random)
     if limit is not None and limit < len(cases):
