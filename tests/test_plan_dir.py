@@ -380,6 +380,26 @@ def test_a_kernel_past_its_timeout_is_an_error_and_its_processes_end(
     assert started and not _wait_gone(started + workers)
 
 
+def test_a_worker_that_dies_costs_only_its_kernel(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An "interpreter" that kills the worker which started it: each kernel is an error that
+    says so, and the next kernel gets a new worker."""
+    script = tmp_path / "killer.py"
+    script.write_text("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
+    killer = tmp_path / "killer"
+    killer.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    killer.chmod(0o755)
+    two = tmp_path / "two"
+    for folder in PICKED["liger"][:2]:
+        shutil.copytree(tree / "liger" / folder, two / folder)
+    code, out, err = _cli(["plan", str(two), "--jobs", "1", "--python", str(killer),
+                           "--format", "json"], capsys)  # fmt: skip
+    doc = json.loads(out)
+    assert code == 2 and [k["error"] for k in doc["kernels"]] == [
+        "the worker judging it died (killed by signal 9)"] * 2  # fmt: skip
+
+
 @needs_proc
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "sigkill"])
 def test_stopping_the_command_ends_its_workers(tree: Path, tmp_path: Path, how: str) -> None:

@@ -271,17 +271,18 @@ def judge_kernels(
                     continue
                 index, kernel, deadline = w.task
                 verdict: KernelVerdict | None = None
+                gone = False
                 if w.conn in ready:
                     try:
-                        got, verdict = w.conn.recv()
-                        assert got == index
+                        _, verdict = w.conn.recv()  # one task at a time: it is this one's
                     except (EOFError, OSError):
-                        verdict = None
+                        gone = True  # its end of the pipe closed: it died
                 if verdict is not None:
                     w.task = None
                     yield index, verdict
                     continue
-                if w.proc.sentinel in ready or not w.proc.is_alive():
+                if gone or w.proc.sentinel in ready or not w.proc.is_alive():
+                    w.proc.join(5.0)  # reaped, so that its exit status is known
                     code = w.proc.exitcode
                     why = (f"killed by signal {-code}" if code is not None and code < 0 else
                            f"exit status {code}")  # fmt: skip
