@@ -623,8 +623,10 @@ def build_parser() -> argparse.ArgumentParser:
         "by the profile; each violated rule is a finding with its values, a fix and the "
         "kernel's source line when the dump has locations. --format text, json or "
         "sarif (SARIF 2.1.0, for code-scanning upload). Exit status, as check's: 0 every "
-        "view judged and no finding, 1 findings, 2 unreadable input, 3 no finding but some "
-        "view or rule not judged (each named by a note).",
+        "view judged and no finding, 1 findings, 2 unreadable input (also what is not TTGIR: "
+        "TTIR or asm['source'], Python source, PTX, LLVM IR; an integer literal its type cannot "
+        "hold), 3 no finding but some view or rule not judged (each named by a note). A dump "
+        "written by another release than a triton-X profile's is judged with a warning.",
     )
     li.add_argument(
         "file", help=f"a .ttgir or .mlir file, or - for stdin (at most {MAX_INPUT_MIB} MiB)"
