@@ -109,7 +109,9 @@ def test_every_extra_named_exists() -> None:
     ]
     named = set()
     for path in [*(ROOT / "alias_spec").rglob("*.py"), *(ROOT / "examples").glob("*.py")]:
-        named |= {(path.name, m) for m in re.findall(r"pip install [^\n]*?\[(\w+)\]", path.read_text())}
+        named |= {
+            (path.name, m) for m in re.findall(r"pip install [^\n]*?\[(\w+)\]", path.read_text())
+        }
     assert named and {m for _, m in named} <= set(extras), named
 
     def closure(extra: str) -> str:

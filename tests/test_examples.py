@@ -146,7 +146,9 @@ def test_a_missing_module_is_one_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("hidden", ["pydantic", "llvmlite", "z3"])
-def test_cpu_path_names_the_plan_extra_when_a_module_is_missing(hidden: str, tmp_path: Path) -> None:
+def test_cpu_path_names_the_plan_extra_when_a_module_is_missing(
+    hidden: str, tmp_path: Path
+) -> None:
     """The path without a GPU needs the plan extra's modules: without one, one line naming
     the extra (it used to end in a ModuleNotFoundError or LlirError traceback)."""
     if _triton() is None or _gpu():
