@@ -226,6 +226,93 @@ bool footprint(llvm::ArrayRef<std::int64_t> shape, llvm::ArrayRef<std::int64_t> 
   return true;
 }
 
+// One axis of the allocation's linear order: the digit (x / unit) % count of an element's
+// coordinate x along alloc dim `dim` (alias_spec/model/physical.py's Axis).
+struct Axis {
+  std::size_t dim;
+  std::int64_t unit, count;
+};
+
+// Where the source's layout puts its allocation: its axes, slowest first (layouts.axes_of).
+// A swizzled layout orders the dims it covers by its order (fastest first); an NVMMA layout
+// makes its contiguous dim (the second-to-last when transposed) fastest, cut into blocks of one
+// swizzle row that lie after every row of the block before. Dims a layout leaves out are
+// slowest. Empty: row-major (no layout, another one, or an order that is no permutation).
+std::vector<Axis> axesOf(mlir::Attribute enc, llvm::ArrayRef<std::int64_t> alloc,
+                         std::int64_t bits) {
+  std::vector<Axis> axes;
+  const std::size_t n = alloc.size();
+  if (auto sw = mlir::dyn_cast_or_null<ttg::SwizzledSharedEncodingAttr>(enc)) {
+    llvm::ArrayRef<unsigned> order = sw.getOrder();
+    const std::size_t rank = order.size();
+    if (rank == 0 || rank > n) return axes;
+    std::vector<bool> seen(rank, false);
+    for (unsigned d : order) {
+      if (d >= rank || seen[d]) return axes;
+      seen[d] = true;
+    }
+    const std::size_t pad = n - rank;
+    for (std::size_t d = 0; d < pad; ++d) axes.push_back({d, 1, alloc[d]});
+    for (std::size_t k = rank; k-- > 0;) axes.push_back({order[k] + pad, 1, alloc[order[k] + pad]});
+    return axes;
+  }
+  auto nvmma = mlir::dyn_cast_or_null<ttg::NVMMASharedEncodingAttr>(enc);
+  if (!nvmma || n < 2) return axes;
+  const std::size_t fast = nvmma.getTransposed() ? n - 2 : n - 1;
+  const std::size_t rows = nvmma.getTransposed() ? n - 1 : n - 2;
+  for (std::size_t d = 0; d < n; ++d)
+    if (d != fast && d != rows) axes.push_back({d, 1, alloc[d]});
+  const std::int64_t width = alloc[fast];
+  const std::int64_t elemBits = nvmma.getElementBitWidth() ? nvmma.getElementBitWidth() : bits;
+  const std::int64_t elemBytes = (elemBits + 7) / 8;
+  const std::int64_t swizzle = nvmma.getSwizzlingByteWidth();
+  const std::int64_t block = swizzle && elemBytes > 0 ? swizzle / elemBytes : 0;
+  if (block > 0 && block < width && width % block == 0) {
+    axes.push_back({fast, block, width / block});
+    axes.push_back({rows, 1, alloc[rows]});
+    axes.push_back({fast, 1, block});
+  } else {
+    axes.push_back({rows, 1, alloc[rows]});
+    axes.push_back({fast, 1, width});
+  }
+  return axes;
+}
+
+// The view on the axes (physical.view_on_axes): each axis's size, the view's extent and its
+// offset there. False for a view outside its allocation or one that cuts a block unevenly
+// (across a block boundary, or part of a block with another): not modelled.
+bool viewOnAxes(const std::vector<Axis> &axes, llvm::ArrayRef<std::int64_t> shape,
+                llvm::ArrayRef<std::int64_t> alloc, llvm::ArrayRef<std::int64_t> offsets,
+                std::vector<std::int64_t> &sizes, std::vector<std::int64_t> &ext,
+                std::vector<std::int64_t> &off) {
+  const std::size_t n = alloc.size();
+  if (shape.size() > n || offsets.size() != n) return false;
+  std::vector<std::int64_t> s(n, 1);
+  for (std::size_t i = 0; i < shape.size(); ++i) s[n - shape.size() + i] = shape[i];
+  for (std::size_t i = 0; i < n; ++i)
+    if (alloc[i] < 0 || s[i] < 0 || offsets[i] < 0 || offsets[i] > alloc[i] - s[i]) return false;
+  for (const Axis &a : axes) {
+    const std::int64_t o = offsets[a.dim], t = s[a.dim];
+    sizes.push_back(a.count);
+    if (a.unit == 1 && a.count == alloc[a.dim]) {
+      ext.push_back(t);
+      off.push_back(o);
+    } else if (a.unit == 1 && o % a.count + t <= a.count) {  // inside one block
+      ext.push_back(t);
+      off.push_back(o % a.count);
+    } else if (a.unit == 1 && o % a.count == 0 && t % a.count == 0) {  // whole blocks
+      ext.push_back(a.count);
+      off.push_back(0);
+    } else if (a.unit > 1 && (o % a.unit + t <= a.unit || (o % a.unit == 0 && t % a.unit == 0))) {
+      ext.push_back(t / a.unit > 1 ? t / a.unit : 1);  // the block digit
+      off.push_back(o / a.unit % a.count);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Element offsets of the source view inside its allocation, per allocation dim, summed over
 // the memdesc_subslice ops that produced it. Other producers (memdesc_index with a runtime
 // index, block arguments) contribute nothing known: the FlagTree profile never reads them.
@@ -259,7 +346,16 @@ mlir::LogicalResult verifyMemDescAlias(mlir::Operation *op, mlir::Value src,
   if (srcStatic) {
     llvm::ArrayRef<std::int64_t> alloc = srcTy.getAllocShape();
     if (alloc.empty()) alloc = srcTy.getShape();
-    if (!footprint(srcTy.getShape(), alloc, viewOffsets(src, alloc.size()), geo)) geo = Geometry();
+    const std::vector<std::int64_t> offsets = viewOffsets(src, alloc.size());
+    // The layout's order and NVMMA blocks decide which bytes a subview covers.
+    const std::vector<Axis> axes =
+        axesOf(srcTy.getEncoding(), alloc, bitsOf(srcTy.getElementType()));
+    std::vector<std::int64_t> sizes, ext, off;
+    const bool ok = axes.empty()
+                        ? footprint(srcTy.getShape(), alloc, offsets, geo)
+                        : viewOnAxes(axes, srcTy.getShape(), alloc, offsets, sizes, ext, off) &&
+                              footprint(ext, sizes, off, geo);
+    if (!ok) geo = Geometry();
   }
 """
 

@@ -135,9 +135,10 @@ def _dims(value: Any, fld: str) -> str:
 def _encoding(value: Any, fld: str, aliases: dict[str, str]) -> str:
     lay = parse_layout(value, fld, aliases)
     if lay is not None and lay.kind == "nvmma":
-        return f"nvmma:{lay.swizzle_bytes}"
+        return f"nvmma:{lay.swizzle_bytes}:{int(lay.transposed)}:{lay.elem_bits}"
     if lay is not None and lay.kind == "swizzled":
-        return "swizzled"
+        # The order places the bytes a subview covers (a column-major row slice is strided).
+        return "swizzled:" + ",".join(map(str, lay.order)) if lay.order else "swizzled"
     return "other"  # no layout, an undefined alias or one the spec does not model
 
 

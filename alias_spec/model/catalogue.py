@@ -438,7 +438,8 @@ TRITON_RULES: tuple[Rule, ...] = (
     _t(
         "triton.type.alloc_pow2",
         "Every alloc-shape dim after the first is a power of 2",
-        "3.9 checks the alloc shape too: every dim after the first is a power of 2.",
+        "3.9 checks the alloc shape too: every dim its layout covers is a power of 2 (a "
+        "leading buffer dim the layout leaves out may have any size).",
         "True",
         "src_alloc_tail_pow2 and res_alloc_tail_pow2",
         "alloc shape must have power-of-2 and non-zero dimensions",
@@ -450,7 +451,9 @@ TRITON_RULES: tuple[Rule, ...] = (
     _t(
         "triton.type.nvmma_width",
         "An NVMMA layout's contiguous dim spans a swizzle row",
-        "With an NVMMA swizzle of W bytes, the contiguous dim holds at least W bytes.",
+        "With an NVMMA swizzle of W bytes, the contiguous dim holds at least 8W / B elements "
+        "(rounded down), B the layout's elementBitWidth, whatever the element type: f16 data "
+        "in an 8-bit layout needs twice the elements an f16 layout does.",
         "True",
         "src_nvmma_fits and res_nvmma_fits",
         "block shape along the contiguous dimension is too small for the swizzle byte width",

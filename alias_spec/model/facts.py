@@ -104,14 +104,15 @@ FACTS: tuple[Fact, ...] = (
             Fact(
                 f"{side}_alloc_tail_pow2",
                 dsl.BOOL,
-                f"every {who} alloc-shape dim after the first is a power of 2",
+                f"every {who} alloc-shape dim its layout covers (the trailing layout-rank dims) "
+                "is a power of 2",
             ),
             Fact(f"{side}_subview", dsl.BOOL, f"the {who} type is a subview (alloc != shape)"),
             Fact(
                 f"{side}_nvmma_fits",
                 dsl.BOOL,
                 f"the {who}'s NVMMA layout (if any) has a contiguous dim of at least one "
-                "swizzle row",
+                "swizzle row, counted in the layout's elementBitWidth",
             ),
             Fact(
                 f"{side}_nvmma_rows",

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alias_spec.model.errors import RequestError, key_error, one_line, shown
+from alias_spec.model.facts import elem_bytes
 from alias_spec.model.literals import DECIMAL, INT64_MAX, decimal, decimals
-from alias_spec.model.physical import swizzle_repeat
+from alias_spec.model.physical import Axis, swizzle_repeat
 
 NVMMA_SWIZZLES = (0, 32, 64, 128)
 # Layout parameters are 32-bit unsigned in Triton's attributes.
@@ -98,6 +99,36 @@ class Layout:
             pads = ", ".join(f"{p} after every {i}" for i, p in self.padding)
             what += f" (padding elements: {pads}; the allocation is larger than the shape)"
         return what
+
+
+def axes_of(lay: Layout | None, alloc: list[int], bits: int) -> list[Axis] | None:
+    """Where the layout puts an allocation of shape ``alloc`` (``bits``-wide elements): its
+    axes, slowest first (``physical.Axis``); None for row-major or a layout whose placement the
+    spec does not model. A swizzled layout orders the dims it covers by ``order`` (fastest
+    first), an NVMMA one makes its contiguous dim (the second-to-last when transposed) fastest,
+    cut into blocks of one swizzle row (``swizzlingByteWidth`` bytes of ``elementBitWidth``-
+    wide elements) that lie after all rows of the block before. Dims a layout leaves out are
+    slowest, in order. The swizzle inside a row is below this model."""
+    n = len(alloc)
+    if lay is None or not lay.placement_known or n < 1:
+        return None
+    if lay.kind == "swizzled":
+        rank = len(lay.order) or n
+        if rank > n or (lay.order and sorted(lay.order) != list(range(rank))):
+            return None
+        pad = n - rank
+        order = [d + pad for d in lay.order] or list(range(n - 1, pad - 1, -1))
+        return [(d, 1, alloc[d]) for d in range(pad)] + [(d, 1, alloc[d]) for d in order[::-1]]
+    if n < 2:
+        return None
+    fast, rows = (n - 2, n - 1) if lay.transposed else (n - 1, n - 2)
+    lead = [(d, 1, alloc[d]) for d in range(n) if d not in (fast, rows)]
+    width = alloc[fast]
+    ebytes = elem_bytes(lay.elem_bits or bits)
+    block = lay.swizzle_bytes // ebytes if lay.swizzle_bytes and ebytes else 0
+    if 0 < block < width and width % block == 0:
+        return lead + [(fast, block, width // block), (rows, 1, alloc[rows]), (fast, 1, block)]
+    return lead + [(rows, 1, alloc[rows]), (fast, 1, width)]
 
 
 def repeat_of(lay: Layout | None) -> int:

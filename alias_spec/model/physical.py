@@ -108,8 +108,64 @@ class Footprint:
 EMPTY = Footprint(0, 0, ((0, 1),) * LEVELS)
 
 
-def footprint(shape: list[int], alloc: list[int], offsets: list[int]) -> Footprint:
-    """Footprint of a static view; ``alloc`` may have extra leading (buffer) dims."""
+# One axis of an allocation's linear order: the digit ``(x // unit) % count`` of the element's
+# coordinate ``x`` along alloc dim ``dim``. A layout's placement is its axes, slowest first: a
+# row-major allocation has one axis per dim (unit 1); a column-major one lists them the other
+# way round; an NVMMA layout splits its contiguous dim into swizzle-row blocks (the digit of the
+# block, slower than the rows, and the position inside it, fastest).
+Axis = tuple[int, int, int]
+
+
+def row_major(alloc: Sequence[int]) -> list[Axis]:
+    return [(d, 1, a) for d, a in enumerate(alloc)]
+
+
+def view_on_axes(
+    axes: Sequence[Axis], shape: list[int], alloc: list[int], offsets: list[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """(axis sizes, view extents, view offsets) on ``axes``; a view that cuts a split dim
+    unevenly (across a block boundary, or part of a block with another) is a RequestError."""
+    n = len(alloc)
+    s = [1] * (n - len(shape)) + list(shape)
+    sizes, ext, off = [], [], []
+    for d, unit, count in axes:
+        o, t = offsets[d], s[d]
+        inner = unit * count  # the digits of this axis and the faster ones of dim d
+        if unit == 1 and count == alloc[d]:
+            sizes.append(count), ext.append(t), off.append(o)
+            continue
+        if unit == 1:  # the position inside a block of `count`
+            if o % count + t <= count:
+                sizes.append(count), ext.append(t), off.append(o % count)
+                continue
+            if o % count == 0 and t % count == 0:
+                sizes.append(count), ext.append(count), off.append(0)
+                continue
+        elif o % unit + t <= unit or (o % unit == 0 and t % unit == 0):
+            # the block digit: one block, or whole blocks
+            sizes.append(count), ext.append(max(t // unit, 1)), off.append(o // unit % count)
+            continue
+        raise RequestError(
+            "source.view_offsets",
+            f"the view [{o}, {o + t}) of dim {d} cuts its layout's blocks of {inner // count} "
+            "unevenly; such views are not modelled",
+        )
+    return sizes, ext, off
+
+
+def footprint(
+    shape: list[int],
+    alloc: list[int],
+    offsets: list[int],
+    axes: Sequence[Axis] | None = None,
+) -> Footprint:
+    """Footprint of a static view; ``alloc`` may have extra leading (buffer) dims. ``axes``
+    is the layout's placement (``layouts.axes_of``); None: dense row-major."""
+    if axes is not None and [a for a in axes] != row_major(alloc):
+        if any(d == 0 for d in shape) or any(a == 0 for a in alloc):
+            return Footprint(0, 0, ((0, 1),) * LEVELS)
+        sizes, ext, off = view_on_axes(axes, shape, alloc, offsets)
+        return footprint(ext, sizes, off)
     n = len(alloc)
     s = [1] * (n - len(shape)) + list(shape)
     if any(d == 0 for d in s):

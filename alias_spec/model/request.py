@@ -11,7 +11,7 @@ from typing import Any
 from alias_spec.model.dtypes import dtype_bits
 from alias_spec.model.errors import RequestError, key_error, shown
 from alias_spec.model.facts import INT64_MAX, OPS, SCOPES, SPACES, Facts, elem_bytes
-from alias_spec.model.layouts import Layout, parse_layout, repeat_of
+from alias_spec.model.layouts import Layout, axes_of, parse_layout, repeat_of
 from alias_spec.model.literals import INT64_MIN, JSON_INT_MAX
 from alias_spec.model.memdesc import parse_memdesc
 from alias_spec.model.physical import EMPTY, base_alignment, footprint, static_elems
@@ -214,7 +214,13 @@ def _request(
     return Request(facts, obj, tuple(notes), unknown, why, layouts)
 
 
-def _source_geometry(src: dict[str, Any], shape: list[int | None], static: bool) -> dict[str, int]:
+def _source_geometry(
+    src: dict[str, Any],
+    shape: list[int | None],
+    static: bool,
+    layout: Layout | None = None,
+    bits: int = 8,
+) -> dict[str, int]:
     alloc_raw = src.get("alloc_shape")
     offsets_raw = src.get("view_offsets")
     if not static:
@@ -242,7 +248,9 @@ def _source_geometry(src: dict[str, Any], shape: list[int | None], static: bool)
             raise RequestError(
                 f"source.view_offsets[{i}]", f"view [{o}, {o + d}) exceeds alloc dim {a}"
             )
-    return footprint(dims, alloc_i, offsets).facts()
+    # The layout's order and NVMMA blocks decide which bytes a subview covers: a row slice
+    # of a column-major buffer is one run per column, not one dense run.
+    return footprint(dims, alloc_i, offsets, axes_of(layout, alloc_i, bits)).facts()
 
 
 def parse_request(obj: Any) -> Request:
@@ -296,7 +304,7 @@ def parse_request(obj: Any) -> Request:
         "align": _nonneg_int(src, "alloc_alignment", "source.alloc_alignment", default_align, 1),
         "swz": repeat_of(res_layout),
     }
-    facts.update(_source_geometry(src, src_shape, src_static))
+    facts.update(_source_geometry(src, src_shape, src_static, src_layout, int(facts["src_bits"])))
     facts.update(_view_type_facts(src, res, src_shape, res_shape, facts, src_layout, res_layout))
     facts["op"] = OPS[DEFAULT_OP]
     facts.update(NEUTRAL_OP_FACTS)
@@ -377,7 +385,7 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
         "op": OPS[op],
     }
     try:
-        facts.update(_source_geometry(src, src_shape, src_static))
+        facts.update(_source_geometry(src, src_shape, src_static, src_layout, src_bits))
         alloc_ok = True
     except RequestError as exc:
         if exc.field.startswith("source.view_offsets") and "strided levels" in exc.problem:
@@ -412,8 +420,10 @@ def _parse_view_request(obj: dict[str, Any], op: str) -> Request:
     elif op == "ttg.memdesc_subslice":
         for i, o in enumerate(obj["offsets"] if isinstance(obj["offsets"], list) else ()):
             _bounded(o, f"offsets[{i}]")
-        facts.update(subslice_facts(obj["offsets"], src_shape, res_shape, src_layout))
-        _subslice_physical(facts, src, src_shape, res_shape, obj["offsets"], alloc_ok, notes)
+        facts.update(subslice_facts(obj["offsets"], src_shape, res_shape, src_layout, src_alloc))
+        _subslice_physical(
+            facts, src, src_shape, res_shape, obj["offsets"], alloc_ok, notes, src_layout
+        )
     return _request(obj, op, facts, notes, (src, res), (src_layout, res_layout))
 
 
@@ -425,6 +435,7 @@ def _subslice_physical(
     offsets: list[int],
     alloc_ok: bool,
     notes: list[str],
+    src_layout: Layout | None = None,
 ) -> None:
     """A subslice result as an alias of the source view: it starts at its first element and
     spans up to its last one (all its bytes lie in that interval). For a dense source that
@@ -444,7 +455,14 @@ def _subslice_physical(
     views = src.get("view_offsets") if alloc_ok else None
     view_offsets = list(views) if views else [0] * len(alloc)
     dst = [int(d) for d in res_shape]  # type: ignore[arg-type]
-    first, last, run = subslice_span(shape, alloc, view_offsets, list(offsets), dst)
+    axes = axes_of(src_layout, alloc, int(facts["src_bits"]))
+    try:
+        first, last, run = subslice_span(shape, alloc, view_offsets, list(offsets), dst, axes)
+    except RequestError as exc:
+        # A result that cuts an NVMMA block unevenly breaks the tile rule (a valid subslice
+        # never does): its span is judged as if row-major.
+        notes.append(f"{exc}; the subslice's span is judged as if the layout were row-major")
+        first, last, run = subslice_span(shape, alloc, view_offsets, list(offsets), dst)
     eb = elem_bytes(int(facts["src_bits"]))
     facts["off"] = first * eb
     # A subslice keeps its parent's swizzle phase (Triton addresses it from the parent's base,

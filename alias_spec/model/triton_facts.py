@@ -9,6 +9,7 @@ in the catalogue then combine the facts. The physical part (where a view's bytes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import prod
 from typing import Any
 
@@ -16,6 +17,7 @@ from alias_spec.model.dtypes import MLIR_NAME
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import Facts
 from alias_spec.model.layouts import Layout
+from alias_spec.model.physical import Axis, row_major, view_on_axes
 
 
 def canonical_dtype(value: Any) -> str:
@@ -87,35 +89,47 @@ def _offset_nvmma(lay: Layout, shape: list[int], coord: list[int]) -> int:
     return lead + off
 
 
-def split_keeps_swizzle(lay: Layout | None, src: list[int], dst: list[int]) -> bool:
+def split_keeps_swizzle(
+    lay: Layout | None, src: list[int], dst: list[int], alloc: list[int] | None = None
+) -> bool:
     """Triton's subslice swizzle check: for every split dim, each power-of-2 multiple of the
     result's size below the source's size must map to a power-of-2 offset (so adding the
-    subslice offset never carries into the swizzle bits)."""
+    subslice offset never carries into the swizzle bits). The layout places elements over
+    the whole allocation, so offsets are taken in ``alloc`` (the source's alloc shape; a
+    subview source's view shape would give another swizzle, measured on 3.6-3.9)."""
     if lay is None or lay.kind not in ("swizzled", "nvmma") or len(src) != len(dst):
         return True
     offset = _offset_nvmma if lay.kind == "nvmma" else _offset_swizzled
-    outside = len(src) - (lay.rank or len(src))
+    full = list(src) if alloc is None or len(alloc) < len(src) else list(alloc)
+    pad = len(full) - len(src)
+    if any(d <= 0 for d in full):
+        return True
+    outside = len(full) - (lay.rank or len(full))
     for d, (s, t) in enumerate(zip(src, dst, strict=False)):
-        if s == t or d < outside:  # a leading buffer dim is not part of the pattern
+        if s == t or d + pad < outside:  # a leading buffer dim is not part of the pattern
             continue
         size = t
         while 0 < size < s:
-            coord = [0] * len(src)
-            coord[d] = size
-            if not is_pow2(offset(lay, src, coord)):
+            coord = [0] * len(full)
+            coord[d + pad] = size
+            if not is_pow2(offset(lay, full, coord)):
                 return False
             size *= 2
     return True
 
 
 def nvmma_fits(lay: Layout | None, shape: list[int | None], bits: int) -> bool:
-    """An NVMMA layout's contiguous dim covers at least one swizzle row."""
+    """An NVMMA layout's contiguous dim covers at least one swizzle row. The row is counted in
+    elements of the layout's own ``elementBitWidth`` (Triton 3.7-3.9 measure it so, whatever
+    the memdesc's dtype; measured), rounded down as Triton divides; the dtype's width only
+    where the layout states none (a JSON layout without ``element_bitwidth``)."""
     if lay is None or lay.kind != "nvmma" or not lay.swizzle_bytes or len(shape) < 2:
         return True
     dim = shape[-2] if lay.transposed else shape[-1]
     if dim is None:
         return True
-    return dim * max(bits, 1) >= lay.swizzle_bytes * 8
+    width = lay.elem_bits or bits
+    return dim >= lay.swizzle_bytes * 8 // max(width, 1)
 
 
 def nvmma_rows(lay: Layout | None, shape: list[int | None]) -> bool:
@@ -145,6 +159,8 @@ def type_facts(
     """The memdesc type's own facts for one side (``src`` or ``res``)."""
     alloc_l = list(shape) if alloc is None else list(alloc)
     tail = shape[1:]
+    # A layout that states no rank (none, an undefined alias) is taken to fit the shape.
+    lay_rank = len(shape) if lay is None or lay.rank is None else lay.rank
     fits = len(alloc_l) >= len(shape) and all(
         d is None or a is None or d <= a
         for d, a in zip(shape, alloc_l[len(alloc_l) - len(shape) :], strict=False)
@@ -152,13 +168,16 @@ def type_facts(
     return {
         f"{prefix}_rank": len(shape),
         f"{prefix}_alloc_rank": len(alloc_l),
-        # A layout that states no rank (none, an undefined alias) is taken to fit the shape.
-        f"{prefix}_lay_rank": len(shape) if lay is None or lay.rank is None else lay.rank,
+        f"{prefix}_lay_rank": lay_rank,
         f"{prefix}_d0_pow2": bool(shape) and is_pow2(shape[0]),
         f"{prefix}_tail_pow2": all(is_pow2(d) for d in tail),
         f"{prefix}_nonzero": all(d is None or d > 0 for d in shape),
         f"{prefix}_alloc_fits": fits,
-        f"{prefix}_alloc_tail_pow2": all(is_pow2(d) for d in alloc_l[1:]),
+        # 3.9 checks the alloc dims its layout covers; leading dims outside it may be any size
+        # (measured: 3x16 with a 2-D layout is refused, 3x6x16 with a 1-D one accepted).
+        f"{prefix}_alloc_tail_pow2": all(
+            is_pow2(d) for d in alloc_l[max(len(alloc_l) - lay_rank, 0) :]
+        ),
         f"{prefix}_subview": alloc_l != list(shape),
         # The layout tiles the allocation, so its width is checked on the alloc shape.
         f"{prefix}_nvmma_fits": nvmma_fits(lay, alloc_l, bits),
@@ -198,7 +217,11 @@ def index_value(raw: Any) -> tuple[bool, int]:
 
 
 def subslice_facts(
-    offsets: Any, src: list[int | None], dst: list[int | None], lay: Layout | None
+    offsets: Any,
+    src: list[int | None],
+    dst: list[int | None],
+    lay: Layout | None,
+    alloc: list[int | None] | None = None,
 ) -> Facts:
     if not isinstance(offsets, list) or not all(
         isinstance(o, int) and not isinstance(o, bool) for o in offsets
@@ -226,7 +249,8 @@ def subslice_facts(
     out["sub_in_bounds"] = all(
         o >= 0 and o + b <= a for o, a, b in zip(offsets, s, t, strict=False)
     )
-    out["sub_swz_ok"] = split_keeps_swizzle(lay, s, t)
+    full = None if alloc is None or None in alloc else [int(d) for d in alloc]  # type: ignore[arg-type]
+    out["sub_swz_ok"] = split_keeps_swizzle(lay, s, t, full)
     return out
 
 
@@ -236,9 +260,18 @@ def subslice_span(
     view_offsets: list[int],
     offsets: list[int],
     dst: list[int],
+    axes: Sequence[Axis] | None = None,
 ) -> tuple[int, int, int]:
     """(first, last, first run length) of the subslice result, as element positions in the
-    allocation relative to the source view's first element."""  # fmt: skip
+    allocation relative to the source view's first element. ``axes``: the layout's placement
+    (``layouts.axes_of``); None: row-major."""  # fmt: skip
+    if axes is not None and list(axes) != row_major(alloc):
+        pad = len(alloc) - len(src_shape)
+        full_off = [v + o for v, o in zip(view_offsets, [0] * pad + list(offsets), strict=True)]
+        sizes, r_ext, r_off = view_on_axes(axes, [1] * pad + list(dst), alloc, full_off)
+        _, s_ext, s_off = view_on_axes(axes, [1] * pad + list(src_shape), alloc, view_offsets)
+        rel = [r - v for r, v in zip(r_off, s_off, strict=True)]
+        return subslice_span(s_ext, sizes, s_off, rel, r_ext)
     n = len(alloc)
     pad = n - len(src_shape)
     stride = [prod(alloc[i + 1 :]) for i in range(n)]

@@ -99,7 +99,8 @@ def _result_type(alias: Env) -> Type:
     t.update(
         alloc_rank=t["rank"],
         alloc_fits=z3.BoolVal(True),
-        alloc_tail_pow2=t["tail_pow2"],
+        # Its alloc shape is its shape: the dims the layout covers are the shape's.
+        alloc_tail_pow2=z3.And(t["tail_pow2"], z3.Or(t["lay_rank"] < t["rank"], t["d0_pow2"])),
         subview=z3.BoolVal(False),
         static=z3.BoolVal(True),
         space=z3.IntVal(SMEM),
@@ -117,7 +118,10 @@ def _stacked(inner: Type, count: z3.ArithRef, name: str) -> Type:
         d0_pow2=z3.Bool(f"{name}_d0_pow2"),  # whether count is a power of 2 does not matter
         tail_pow2=z3.And(inner["d0_pow2"], inner["tail_pow2"]),
         nonzero=z3.And(inner["nonzero"], count >= 1),
-        alloc_tail_pow2=z3.And(inner["d0_pow2"], inner["tail_pow2"]),
+        # The layout covers inner's dims (or all but inner's first), never the new one.
+        alloc_tail_pow2=z3.And(
+            inner["tail_pow2"], z3.Or(inner["lay_rank"] < inner["rank"], inner["d0_pow2"])
+        ),
         elems=count * inner["elems"],
     )
     # The NVMMA checks read the dims the layout covers, which are inner's.

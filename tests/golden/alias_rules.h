@@ -50,9 +50,9 @@ struct Facts {
   bool src_tail_pow2 = false;  // every source dim after the first is a power of 2
   bool src_nonzero = false;  // every source dim is non-zero
   bool src_alloc_fits = false;  // each source dim is at most the matching trailing alloc-shape dim
-  bool src_alloc_tail_pow2 = false;  // every source alloc-shape dim after the first is a power of 2
+  bool src_alloc_tail_pow2 = false;  // every source alloc-shape dim its layout covers (the trailing layout-rank dims) is a power of 2
   bool src_subview = false;  // the source type is a subview (alloc != shape)
-  bool src_nvmma_fits = false;  // the source's NVMMA layout (if any) has a contiguous dim of at least one swizzle row
+  bool src_nvmma_fits = false;  // the source's NVMMA layout (if any) has a contiguous dim of at least one swizzle row, counted in the layout's elementBitWidth
   bool src_nvmma_rows = false;  // the source's swizzled NVMMA layout (if any) covers at least 8 rows
   std::int64_t res_rank = 0;  // rank of the result shape
   std::int64_t res_alloc_rank = 0;  // rank of the result type's alloc shape
@@ -61,9 +61,9 @@ struct Facts {
   bool res_tail_pow2 = false;  // every result dim after the first is a power of 2
   bool res_nonzero = false;  // every result dim is non-zero
   bool res_alloc_fits = false;  // each result dim is at most the matching trailing alloc-shape dim
-  bool res_alloc_tail_pow2 = false;  // every result alloc-shape dim after the first is a power of 2
+  bool res_alloc_tail_pow2 = false;  // every result alloc-shape dim its layout covers (the trailing layout-rank dims) is a power of 2
   bool res_subview = false;  // the result type is a subview (alloc != shape)
-  bool res_nvmma_fits = false;  // the result's NVMMA layout (if any) has a contiguous dim of at least one swizzle row
+  bool res_nvmma_fits = false;  // the result's NVMMA layout (if any) has a contiguous dim of at least one swizzle row, counted in the layout's elementBitWidth
   bool res_nvmma_rows = false;  // the result's swizzled NVMMA layout (if any) covers at least 8 rows
   bool same_elem = false;  // source and result element types are the same type
   bool same_enc = false;  // source and result layouts are the same attribute

@@ -9,7 +9,8 @@
 //
 //   DIMS   comma-separated dims, each a decimal int64 or ? (dynamic); alloc defaults to shape
 //   E      element bit width (an integer or float type), or none (another element type)
-//   ENC    nvmma:W (NVMMA shared layout, swizzle width W bytes), swizzled, other, or none
+//   ENC    nvmma:W[:T:B] (NVMMA shared layout, swizzle width W bytes, transposed T 0 or 1,
+//          elementBitWidth B), swizzled[:ORDER] (comma-separated order), other, or none
 //   S      smem (#ttg.shared_memory), tmem (#ttng.tensor_memory), other, or none
 //   M      1 (mutable) or 0
 //   OFFS   comma-separated int32 offsets of one ttg.memdesc_subslice the source came from;
@@ -127,11 +128,32 @@ void parseKey(Side &side, bool isSource, const std::string &key, const std::stri
       side.encNull = true;
     } else if (value == "swizzled" || value == "other") {
       side.enc.kind = Kind::OtherAttr;
-    } else if (value.rfind("nvmma:", 0) == 0 && parseInt(value.substr(6), 0, 1 << 20, v)) {
+    } else if (value.rfind("swizzled:", 0) == 0) {
+      side.enc.kind = Kind::Swizzled;
+      for (const std::string &o : splitCommas(value.substr(9))) {
+        if (!parseInt(o, 0, 1 << 20, v))
+          throw Usage{"enc: expected swizzled:ORDER (comma-separated dims), got '" + value + "'"};
+        side.enc.order.push_back(static_cast<unsigned>(v));
+      }
+    } else if (value.rfind("nvmma:", 0) == 0) {
+      std::vector<std::string> parts;
+      std::string rest = value.substr(6);
+      for (std::size_t at; (at = rest.find(':')) != std::string::npos; rest = rest.substr(at + 1))
+        parts.push_back(rest.substr(0, at));
+      parts.push_back(rest);
+      long long t = 0, b = 0;
+      const bool ok = (parts.size() == 1 || parts.size() == 3) &&
+                      parseInt(parts[0], 0, 1 << 20, v) &&
+                      (parts.size() == 1 || (parseInt(parts[1], 0, 1, t) &&
+                                             parseInt(parts[2], 0, 1 << 20, b)));
+      if (!ok) throw Usage{"enc: expected nvmma:W or nvmma:W:T:B, got '" + value + "'"};
       side.enc.kind = Kind::NVMMA;
       side.enc.width = static_cast<unsigned>(v);
+      side.enc.transposed = t == 1;
+      side.enc.value = b;
     } else {
-      throw Usage{"enc: expected nvmma:W, swizzled, other or none, got '" + value + "'"};
+      throw Usage{"enc: expected nvmma:W[:T:B], swizzled[:ORDER], other or none, got '" + value +
+                  "'"};
     }
   } else if (key == "space") {
     setOnce(side.hasSpace, key);

@@ -72,7 +72,9 @@ enum class Kind {
   SharedSpace,     // #ttg.shared_memory
   TensorSpace,     // #ttng.tensor_memory
   OtherAttr,       // any other attribute
-  NVMMA,           // #ttg.nvmma_shared<{swizzlingByteWidth = width}>
+  NVMMA,           // #ttg.nvmma_shared<{swizzlingByteWidth = width, transposed,
+                   //   elementBitWidth = value}>
+  Swizzled,        // #ttg.swizzled_shared<{order = order}>
   Integer,         // an IntegerAttr holding `value` in `width` bits
 };
 
@@ -84,6 +86,9 @@ struct Storage {
   std::vector<std::int64_t> shape, allocShape;
   const Storage *elementType = nullptr, *encoding = nullptr, *memorySpace = nullptr;
   bool mutableMemory = false;
+  // Layouts only.
+  std::vector<unsigned> order;
+  bool transposed = false;
 };
 
 }  // namespace standin
@@ -211,6 +216,15 @@ class NVMMASharedEncodingAttr : public Attribute {
   using Attribute::Attribute;
   static bool classof(Attribute a) { return a.getImpl()->kind == standin::Kind::NVMMA; }
   unsigned getSwizzlingByteWidth() const { return getImpl()->width; }
+  bool getTransposed() const { return getImpl()->transposed; }
+  unsigned getElementBitWidth() const { return static_cast<unsigned>(getImpl()->value); }
+};
+
+class SwizzledSharedEncodingAttr : public Attribute {
+ public:
+  using Attribute::Attribute;
+  static bool classof(Attribute a) { return a.getImpl()->kind == standin::Kind::Swizzled; }
+  llvm::ArrayRef<unsigned> getOrder() const { return getImpl()->order; }
 };
 
 class MemDescType : public Type {
