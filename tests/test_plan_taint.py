@@ -11,8 +11,10 @@ from __future__ import annotations
 import pytest
 import z3
 
-from alias_spec.plan.llir import Evaluator, asm_pass_through, check_lowering, find_taint, read_llir
+from alias_spec.plan.evaluator import Evaluator
+from alias_spec.plan.llir import check_lowering, read_llir
 from alias_spec.plan.plan import Report
+from alias_spec.plan.taint import asm_pass_through, find_taint
 
 _HEAD = "@global_smem = external addrspace(3) global [0 x i8], align 16\n\n"
 # A shared pointer and its address as an integer, as constant expressions.

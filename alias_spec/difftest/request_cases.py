@@ -18,6 +18,7 @@ from typing import Any
 from alias_spec.difftest.outcomes import Case, check_types, profile_of
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import INT32_MAX, INT64_MAX
+from alias_spec.model.memdesc import format_memdesc
 from alias_spec.model.request import parse_request
 
 _DTYPES = ("i1", "i8", "fp8e4nv", "fp16", "bf16", "f32", "fp32", "i64", "f64", {"bits": 4},
@@ -95,16 +96,12 @@ def _memdesc_text(src: dict[str, Any], rng: random.Random) -> Any:
     shape = src["shape"]
     if not isinstance(dtype, str) or not all(isinstance(d, int) and d >= 0 for d in shape):
         return src
-    dims = "x".join(str(d) for d in shape)
     space = {"smem": "#ttg.shared_memory", "tmem": "#ttng.tensor_memory",
              "global": "#global"}[src.get("space", "smem")]  # fmt: skip
     layout = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
-    parts = [f"{dims}x{dtype}", layout, space]
-    if src.get("mutable", True):
-        parts.append("mutable")
-    if "alloc_shape" in src and rng.random() < 0.5:
-        parts.append("x".join(str(d) for d in src["alloc_shape"]))
-    return "!ttg.memdesc<" + ", ".join(parts) + ">"
+    alloc = src["alloc_shape"] if "alloc_shape" in src and rng.random() < 0.5 else None
+    return format_memdesc(shape, dtype, layout, space, bool(src.get("mutable", True)), alloc,
+                          keep_alloc=True)  # fmt: skip
 
 
 def seed_requests(cases_dir: Path | None = None) -> list[tuple[str, Any]]:

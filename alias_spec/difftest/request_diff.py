@@ -66,7 +66,7 @@ from alias_spec.model.dtypes import BY_NAME, DTYPE_BITS, MLIR_NAME
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import FACTS, INT64_MAX, OPS, Facts, elem_bytes
 from alias_spec.model.layouts import Layout, parse_layout
-from alias_spec.model.memdesc import parse_memdesc
+from alias_spec.model.memdesc import format_memdesc, parse_memdesc
 from alias_spec.model.physical import DEFAULT_ALIGNMENT, base_alignment
 from alias_spec.model.request import Request, parse_request
 from alias_spec.model.unknown import unjudged_rules
@@ -229,18 +229,18 @@ def layout_text(lay: Any) -> str | None:
     return None
 
 
-def _dims_text(dims: Any) -> str | None:
+def _dims(dims: Any) -> list[int | None] | None:
     if not isinstance(dims, list) or not dims:
         return None
-    out = []
+    out: list[int | None] = []
     for d in dims:
         if d is None or d == "?":
-            out.append("?")
+            out.append(None)
         elif _is_int(d) and d >= 0:
-            out.append(str(d))
+            out.append(d)
         else:
             return None
-    return "x".join(out)
+    return out
 
 
 SOURCE_ONLY = ("view_offsets", "base_offset_bytes", "alloc_alignment")
@@ -266,7 +266,7 @@ def side_text(
             return None
         if "alloc_alignment" in side and side["alloc_alignment"] != _default_alignment(side, attrs):
             return None
-    dims, dt = _dims_text(side.get("shape")), dtype_text(side.get("dtype"))
+    dims, dt = _dims(side.get("shape")), dtype_text(side.get("dtype"))
     space = (
         SPACE_TEXT.get(side.get("space", "smem"))
         if isinstance(side.get("space", "smem"), str)
@@ -278,15 +278,12 @@ def side_text(
     lay = lay_name(side.get("layout"))
     if lay is None:
         return None
-    parts = [f"{dims}x{dt}", lay, space]
-    if mutable:
-        parts.append("mutable")
+    alloc = None
     if "alloc_shape" in side:
-        alloc_text = _dims_text(side["alloc_shape"])
-        if alloc_text is None:
+        alloc = _dims(side["alloc_shape"])
+        if alloc is None:
             return None
-        parts.append(alloc_text)
-    return "!ttg.memdesc<" + ", ".join(parts) + ">"
+    return format_memdesc(dims, dt, lay, space, mutable, alloc, keep_alloc=True)
 
 
 class _Names:

@@ -123,14 +123,15 @@ Dims = list[int | None] | tuple[int | None, ...]
 
 
 def format_memdesc(shape: Dims, dtype: str, layout: str, space: str, mutable: bool = False,
-                   alloc_shape: Dims | None = None) -> str:  # fmt: skip
+                   alloc_shape: Dims | None = None, keep_alloc: bool = False) -> str:  # fmt: skip
     """The one printer of memdesc type text, as MLIR prints it (``memdesc_fields`` reads it
     back): dims and element type joined by ``x``, then layout, space, ``mutable`` and the
-    alloc shape when it differs from the shape."""
+    alloc shape when it differs from the shape (``keep_alloc``: whenever it is given; MLIR
+    reads an alloc shape equal to the shape too)."""
     dims = "x".join("?" if d is None else str(d) for d in shape)
     parts = [f"{dims}x{dtype}" if dims else dtype, layout, space]
     if mutable:
         parts.append("mutable")
-    if alloc_shape is not None and list(alloc_shape) != list(shape):
+    if alloc_shape is not None and (keep_alloc or list(alloc_shape) != list(shape)):
         parts.append("x".join("?" if d is None else str(d) for d in alloc_shape))
     return "!ttg.memdesc<" + ", ".join(parts) + ">"

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from alias_spec.plan.llir import LlirError, check_lowering
-from alias_spec.plan.plan import Report, check_plan
+from alias_spec.plan import pipeline
+from alias_spec.plan.llir import LlirError
+from alias_spec.plan.plan import Report
 
 
 class PlanInputError(ValueError):
@@ -66,16 +67,11 @@ def check_texts(
     allocated: tuple[str, str, str] | None = None,
     llir_path: str | None = None,
 ) -> Report:
-    """Judge a kernel's TTGIR (and LLVM IR): the plan, then the lowering against it.
+    """Judge a kernel's TTGIR (and LLVM IR): the plan, then the lowering against it (the stages
+    of ``pipeline.py``).
     ``allocated`` (module after allocation, allocator debug text, version) skips running
     Triton. Raises TtgirError / AllocationError / LlirError (one line) on unreadable input."""
-    report, module, _ = check_plan(ttgir, path, python, allocated)
-    if llir is None:
-        report.lowering = "not checked (no LLVM IR)"
-    else:
-        check_lowering(llir, llir_path or path.rsplit(".", 1)[0] + ".llir", report,
-                       module.num_warps, ttgir=module)  # fmt: skip
-    return report
+    return pipeline.run(pipeline.Run(ttgir, path, llir, llir_path, python, allocated))
 
 
 def kernel_texts(kernel: Any, lowering: bool = True) -> tuple[str, str, str | None]:

@@ -63,20 +63,19 @@ def read_input(path: str) -> str:
 def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
     """The command; prints the report, returns the exit status."""
     from alias_spec.ir.ttgir import TtgirError
-    from alias_spec.plan.llir import LlirError, check_lowering
+    from alias_spec.plan import pipeline
+    from alias_spec.plan.llir import LlirError
     from alias_spec.plan.output import exit_status, to_json, to_sarif, to_text
-    from alias_spec.plan.plan import check_plan
     from alias_spec.plan.runner import AllocationError
 
     try:
         text = read_input(file)
         llir_text = read_input(llir) if llir else None
-        report, module, _ = check_plan(text, file, python)
-        if llir_text is not None:
-            try:
-                check_lowering(llir_text, llir or "", report, module.num_warps, ttgir=module)
-            except LlirError as exc:
-                raise ValueError(f"{llir}: {exc}") from None
+        try:
+            report = pipeline.run(pipeline.Run(text, file, llir_text, llir or "", python,
+                                               no_llir="not checked (no --llir)"))  # fmt: skip
+        except LlirError as exc:
+            raise ValueError(f"{llir}: {exc}") from None
     except TtgirError as exc:
         _error(f"{_shown(file)}: {exc}")
         return 2
@@ -86,8 +85,6 @@ def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
     except ValueError as exc:
         _error(str(exc))
         return 2
-    if llir_text is None:
-        report.lowering = "not checked (no --llir)"
     if fmt == "json":
         out = json.dumps(to_json(report), indent=2)
     elif fmt == "sarif":

@@ -53,7 +53,7 @@ from alias_spec.plan.terms import WIDTH, Access, Value, address_arg, as_bool, fi
 if TYPE_CHECKING:
     from alias_spec.ir.llir import Function, Instruction, Operand
     from alias_spec.ir.ttgir import Module, Op
-    from alias_spec.plan.llir import Evaluator  # for types only: llir calls into this module
+    from alias_spec.plan.evaluator import Evaluator  # for types only: it calls into this module
 
 __all__ = [
     "Descriptor",

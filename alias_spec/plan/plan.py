@@ -113,6 +113,7 @@ class Report:
     frames: dict[str, list[tuple[str, int | None, int | None]]] = field(default_factory=dict)
     lowering: str = "not checked"
     llir_path: str | None = None
+    seconds: dict[str, float] = field(default_factory=dict)  # each pipeline stage's time
 
     @property
     def status(self) -> str:
@@ -649,49 +650,71 @@ def _capacity(target: str | None, shared: int | None, report: Report) -> None:
     ))  # fmt: skip
 
 
-def check_plan(
-    text: str,
-    path: str,
-    python: str | None = None,
-    allocated: tuple[str, str, str] | None = None,
-    prepasses: str = "auto",
-) -> tuple[Report, Module, list[Buffer]]:
-    """Recover and prove the plan of a TTGIR module. ``allocated`` (module text, debug text,
-    version) skips running Triton; else ``prepasses`` says what runs before its allocation
-    (``runner.allocate``). Raises TtgirError / AllocationError on unreadable input."""
+@dataclass
+class Allocation:
+    """What the allocation stage gives: the module with its offsets, the allocator's debug
+    text, where the plan comes from, and what the release's passes before it removed."""
+
+    planned: Module
+    debug: str
+    plan_from: str
+    text: str  # the module text the plan is read from
+    removed: list[str] = field(default_factory=list)
+    prepasses: str = ""
+
+
+def read_source(text: str) -> Module:
+    """The TTGIR module, refused in one line (TtgirError) when it is not TTGIR: another stage
+    of the compiler, or a literal MLIR refuses."""
+    from alias_spec.ir import kind
+
+    why = kind.problem(text)
+    if why is not None:
+        raise TtgirError(why)
+    return read_module(text)
+
+
+def allocate_plan(source: Module, text: str, path: str, python: str | None = None,
+                  allocated: tuple[str, str, str] | None = None,
+                  prepasses: str = "auto") -> Allocation:  # fmt: skip
+    """The plan's offsets: the module's own ``allocation.offset`` attributes, ``allocated``
+    (module text, debug text, version), or the allocation the release of ``python`` runs
+    (``runner.allocate``; AllocationError on failure, naming ``--python`` where the dump
+    comes from another release)."""
     from alias_spec.ir import kind
     from alias_spec.plan.runner import AllocationError, allocate
 
-    why = kind.problem(text)  # another stage of the compiler, or a literal MLIR refuses
-    if why is not None:
-        raise TtgirError(why)
-    source = read_module(text)
+    if source.planned and allocated is None:
+        return Allocation(source, "", "the module's allocation.offset attributes", text)
     removed: list[str] = []
     used = ""
-    if source.planned and allocated is None:
-        planned, debug, plan_from = source, "", "the module's allocation.offset attributes"
-    else:
-        if allocated is None:
-            try:
-                done = allocate(text, python, prepasses=prepasses)
-            except AllocationError as exc:  # a dump of another release: say to pass --python
-                hint = kind.allocation_hint(text, str(exc))
-                if hint is None:
-                    raise
-                raise AllocationError(f"{exc}; {hint}") from None
-            allocated = (done.module, done.debug, done.version)
-            removed, used = done.removed, done.prepasses
-        planned = read_module(allocated[0])
-        debug, plan_from = allocated[1], f"triton {allocated[2]}"
-        kind.warn_release(text, allocated[2], path)
-    report = Report(path, plan_from, planned.shared)
+    if allocated is None:
+        try:
+            done = allocate(text, python, prepasses=prepasses)
+        except AllocationError as exc:  # a dump of another release: say to pass --python
+            hint = kind.allocation_hint(text, str(exc))
+            if hint is None:
+                raise
+            raise AllocationError(f"{exc}; {hint}") from None
+        allocated = (done.module, done.debug, done.version)
+        removed, used = done.removed, done.prepasses
+    kind.warn_release(text, allocated[2], path)
+    return Allocation(read_module(allocated[0]), allocated[1], f"triton {allocated[2]}",
+                      allocated[0], removed, used)  # fmt: skip
+
+
+def start_report(source: Module, plan: Allocation, path: str) -> Report:
+    """The report, with what is said before any buffer is judged: the target's capacity,
+    buffers the release's passes delete, a module without ``ttg.shared``, tensor memory."""
+    planned = plan.planned
+    report = Report(path, plan.plan_from, planned.shared)
     _capacity(source.target or planned.target, planned.shared, report)
-    for line in removed:
+    for line in plan.removed:
         # The plan of a module the kernel is not: buffers deleted before the allocation are
         # not judged, or (as written) the offsets are not those the pipeline would give.
         report.notes.append(Note("plan.removed", (
             f"the release's passes before the allocation delete {line}: not judged"
-            if used == "release" else
+            if plan.prepasses == "release" else
             f"the release's passes before the allocation would delete {line}: judged as "
             "written, whose offsets the release's pipeline does not give"), 1, 1))  # fmt: skip
     if planned.shared is None and any(_alloc_ops(f) for f in planned.functions):
@@ -702,11 +725,32 @@ def check_plan(
     if tmem is not None:
         report.notes.append(Note("plan.tmem", "tensor memory allocations are not judged "
                                  "(only shared memory is)", tmem.line, tmem.column))  # fmt: skip
-    analysed, buffers = build_plan(source, planned, debug, report,
-                                   text if allocated is None else allocated[0])  # fmt: skip
-    report.buffers = buffers
-    prove(analysed, buffers, report)
+    return report
+
+
+def record_frames(buffers: list[Buffer], report: Report) -> None:
+    """Each callee's frame per call site, for the lowering check."""
     for b in buffers:
         if b.kind == "frame" and b.callee:
             report.frames.setdefault(b.callee, []).append((b.function, b.offset, b.size))
+
+
+def check_plan(
+    text: str,
+    path: str,
+    python: str | None = None,
+    allocated: tuple[str, str, str] | None = None,
+    prepasses: str = "auto",
+) -> tuple[Report, Module, list[Buffer]]:
+    """Recover and prove the plan of a TTGIR module: the pipeline's stages up to the proof
+    (``pipeline.py``). ``allocated`` (module text, debug text, version) skips running Triton;
+    else ``prepasses`` says what runs before its allocation (``runner.allocate``). Raises
+    TtgirError / AllocationError on unreadable input."""
+    source = read_source(text)
+    plan = allocate_plan(source, text, path, python, allocated, prepasses)
+    report = start_report(source, plan, path)
+    analysed, buffers = build_plan(source, plan.planned, plan.debug, report, plan.text)
+    report.buffers = buffers
+    prove(analysed, buffers, report)
+    record_frames(buffers, report)
     return report, analysed, buffers

@@ -28,6 +28,7 @@ from alias_spec.model.catalogue import SAFE, rule, rules_for
 from alias_spec.model.dtypes import WIDTHS, mlir_name
 from alias_spec.model.facts import OPS
 from alias_spec.model.layouts import NVMMA_SWIZZLES
+from alias_spec.model.memdesc import format_memdesc
 from alias_spec.model.physical import DEFAULT_ALIGNMENT, swizzle_repeat
 from alias_spec.semantics.lexmin import solve
 from alias_spec.semantics.recipe_theorems import recipe_theorems, smallest_counterexample
@@ -145,14 +146,11 @@ def view_family(env: Env, x: dict[str, z3.ArithRef], op: str) -> z3.BoolRef:
 def to_view_request(f: dict[str, Any], x: dict[str, int], op: str) -> dict[str, Any]:
     """The JSON request a family member stands for (memdesc text on both sides)."""
     src_dt, res_dt = mlir_name(int(f["src_bits"])), mlir_name(int(f["res_bits"]))
-    mut = {True: ", mutable", False: ""}
     sw1 = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>"
     space = "#ttg.shared_memory"
 
     def md(shape: list[int], dt: str, lay: str, m: bool, alloc: list[int] | None = None) -> str:
-        dims = "x".join(map(str, shape))
-        tail = f", {'x'.join(map(str, alloc))}" if alloc and alloc != shape else ""
-        return f"!ttg.memdesc<{dims}x{dt}, {lay}, {space}{mut[m]}{tail}>"
+        return format_memdesc(shape, dt, lay, space, m, alloc or None)
 
     sm, rm = bool(f["src_mutable"]), bool(f["res_mutable"])
     if op == "reinterpret":

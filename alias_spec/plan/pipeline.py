@@ -1,0 +1,117 @@
+"""The plan validator as one pipeline of named stages, the one route every caller takes: the
+command (``cli.py``), ``check_texts`` / ``check_compiled`` (``api.py``), the compile hook
+(``hook.py``) and ``plan DIR`` (``batch.py``).
+
+    ttgir -> allocated -> buffers -> proof -> lowering -> report
+
+- ``ttgir``: the text read by the one TTGIR reader, refused when it is not TTGIR;
+- ``allocated``: the plan's offsets (the module's own, or the release's allocator rerun);
+- ``buffers``: every buffer with its place, size, owner and live range (our liveness, async
+  operations until their waits);
+- ``proof``: buffers live together never overlap, each inside ``ttg.shared`` (z3);
+- ``lowering``: every shared address of the LLVM IR inside its own buffer (when given);
+- ``report``: what was not checked said, the stages' times kept (``Report.seconds``).
+
+A stage reads what the ones before it left in the ``Run`` and adds its own; each raises the
+input error of its kind (TtgirError, AllocationError, LlirError: one line) and nothing else.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from alias_spec.ir.ttgir import Module
+from alias_spec.plan.plan import (
+    Allocation,
+    Buffer,
+    Report,
+    allocate_plan,
+    build_plan,
+    prove,
+    read_source,
+    record_frames,
+    start_report,
+)
+
+
+@dataclass
+class Run:
+    """One kernel's way through the stages: its inputs, then what each stage adds."""
+
+    ttgir: str
+    path: str = "kernel.ttgir"
+    llir: str | None = None
+    llir_path: str | None = None
+    python: str | None = None
+    allocated: tuple[str, str, str] | None = None
+    prepasses: str = "auto"
+    no_llir: str = "not checked (no LLVM IR)"  # what the report says without LLVM IR
+    source: Module | None = None
+    plan: Allocation | None = None
+    module: Module | None = None  # the planned module the buffers were read from
+    buffers: list[Buffer] = field(default_factory=list)
+    report: Report | None = None
+
+
+def _ttgir(run: Run) -> None:
+    run.source = read_source(run.ttgir)
+
+
+def _allocated(run: Run) -> None:
+    assert run.source is not None
+    run.plan = allocate_plan(run.source, run.ttgir, run.path, run.python, run.allocated,
+                             run.prepasses)  # fmt: skip
+
+
+def _buffers(run: Run) -> None:
+    assert run.source is not None and run.plan is not None
+    run.report = start_report(run.source, run.plan, run.path)
+    run.module, run.buffers = build_plan(run.source, run.plan.planned, run.plan.debug,
+                                         run.report, run.plan.text)  # fmt: skip
+    run.report.buffers = run.buffers
+
+
+def _proof(run: Run) -> None:
+    assert run.module is not None and run.report is not None
+    prove(run.module, run.buffers, run.report)
+    record_frames(run.buffers, run.report)
+
+
+def _lowering(run: Run) -> None:
+    from alias_spec.plan.llir import check_lowering
+
+    assert run.module is not None and run.report is not None
+    if run.llir is None:
+        return
+    where = run.llir_path or run.path.rsplit(".", 1)[0] + ".llir"
+    check_lowering(run.llir, where, run.report, run.module.num_warps, ttgir=run.module)
+
+
+def _report(run: Run) -> None:
+    assert run.report is not None
+    if run.llir is None:
+        run.report.lowering = run.no_llir
+
+
+STAGES: tuple[tuple[str, Callable[[Run], None]], ...] = (
+    ("ttgir", _ttgir),
+    ("allocated", _allocated),
+    ("buffers", _buffers),
+    ("proof", _proof),
+    ("lowering", _lowering),
+    ("report", _report),
+)
+
+
+def run(state: Run) -> Report:
+    """Every stage in order; the report, with each stage's seconds in ``report.seconds``."""
+    seconds: dict[str, float] = {}
+    for name, stage in STAGES:
+        t0 = time.perf_counter()
+        stage(state)
+        seconds[name] = time.perf_counter() - t0
+    assert state.report is not None
+    state.report.seconds = seconds
+    return state.report
