@@ -115,7 +115,7 @@ def run_dir(
 ) -> int:
     """``alias-spec plan DIR``: every kernel judged, the reports and the summary printed;
     returns the exit status. ``progress``: None shows it as stderr allows (a bar on a
-    terminal, a line at every tenth elsewhere), False never."""
+    terminal, a line every 30 s elsewhere), False never."""
     from alias_spec.plan import batch
 
     try:
