@@ -66,12 +66,15 @@ def check_texts(
     python: str | None = None,
     allocated: tuple[str, str, str] | None = None,
     llir_path: str | None = None,
+    races: bool = False,
 ) -> Report:
     """Judge a kernel's TTGIR (and LLVM IR): the plan, then the lowering against it (the stages
     of ``pipeline.py``).
     ``allocated`` (module after allocation, allocator debug text, version) skips running
-    Triton. Raises TtgirError / AllocationError / LlirError (one line) on unreadable input."""
-    return pipeline.run(pipeline.Run(ttgir, path, llir, llir_path, python, allocated))
+    Triton; ``races``: also judge races between threads. Raises TtgirError / AllocationError /
+    LlirError (one line) on unreadable input."""
+    return pipeline.run(pipeline.Run(ttgir, path, llir, llir_path, python, allocated,
+                                     races=races))  # fmt: skip
 
 
 def kernel_texts(kernel: Any, lowering: bool = True) -> tuple[str, str, str | None]:

@@ -22,6 +22,9 @@ carried through loops, branches, partitions and calls), widened over loops.
 Findings: two buffers live at once that share bytes (plan.overlap), a buffer outside
 ttg.shared or its call frame (plan.bounds), an LLVM IR address outside its function's range
 (lowering.outside: the kernel's [0, ttg.shared), a callee's frame at each call site).
+With --races (and --llir): two threads of a CTA touching a shared byte with no CTA barrier
+between them, one writing (plan.race, with the byte and the two thread ids); asynchronous
+accesses (cp.async, TMA, wgmma, mbarrier) and named barriers are notes, not judged.
 
 DIR (a Triton cache, or any tree of NAME.ttgir with NAME.llir beside it): every kernel judged,
 on --jobs processes (default: every core) or on the Ray cluster at --ray; each kernel that is
@@ -60,7 +63,7 @@ def read_input(path: str) -> str:
         raise ValueError(f"{name}: not UTF-8 text") from None
 
 
-def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
+def run(file: str, llir: str | None, python: str | None, fmt: str, races: bool = False) -> int:
     """The command; prints the report, returns the exit status."""
     from alias_spec.ir.ttgir import TtgirError
     from alias_spec.plan import pipeline
@@ -73,7 +76,8 @@ def run(file: str, llir: str | None, python: str | None, fmt: str) -> int:
         llir_text = read_input(llir) if llir else None
         try:
             report = pipeline.run(pipeline.Run(text, file, llir_text, llir or "", python,
-                                               no_llir="not checked (no --llir)"))  # fmt: skip
+                                               no_llir="not checked (no --llir)",
+                                               races=races))  # fmt: skip
         except LlirError as exc:
             raise ValueError(f"{llir}: {exc}") from None
     except TtgirError as exc:
@@ -194,12 +198,18 @@ def command(args: argparse.Namespace) -> int:
             _error(f"{args.file} is a directory: each kernel's .llir is the one beside its "
                    ".ttgir (--llir is for one kernel)")  # fmt: skip
             return 2
+        if args.races:
+            _error("--races judges one kernel at a time (with its --llir)")
+            return 2
         return run_dir(args.file, args.python, args.format, args.jobs, args.ray, args.timeout)
     for option, value in (("--jobs", args.jobs), ("--ray", args.ray), ("--timeout", args.timeout)):
         if value is not None:
             _error(f"{option} is for a directory of kernels, and {_shown(args.file)} is not one")
             return 2
-    return run(args.file, args.llir, args.python, args.format)
+    if args.races and not args.llir:
+        _error("--races reads the kernel's LLVM IR: give it with --llir")
+        return 2
+    return run(args.file, args.llir, args.python, args.format, args.races)
 
 
 def _jobs(value: str) -> int:
@@ -240,6 +250,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+    )
+    p.add_argument(
+        "--races",
+        action="store_true",
+        help="also prove that no two threads of a CTA touch a shared byte unordered (a write "
+        "among them, no CTA barrier between); reads --llir",
     )
     p.add_argument(
         "--jobs",

@@ -196,14 +196,14 @@ class Evaluator:
         its size is that of the values involved, not of the whole function: each loop's bound
         search stays local (linear work, not quadratic)."""
         for i in range(len(self._cvars), len(self.constraints)):
-            names = frozenset(c.decl().name() for c in _consts(self.constraints[i]))
+            names = frozenset(c.decl().name() for c in free_vars(self.constraints[i]))
             self._cvars.append(names)
             # A merge's equation is reached from the merge alone: it constrains nothing else
             # (the merge is free otherwise), and reached from its operands it would drag in
             # every merge built on them (a thread id's: the whole function's arithmetic).
             for n in [self._defines[i]] if i in self._defines else names:
                 self._by_var.setdefault(n, []).append(i)
-        todo = list({c.decl().name() for e in exprs for c in _consts(e)})
+        todo = list({c.decl().name() for e in exprs for c in free_vars(e)})
         seen_vars, picked = set(todo), set()
         while todo:
             for i in self._by_var.get(todo.pop(), ()):
@@ -236,7 +236,7 @@ class Evaluator:
         """Search the bounds of the loop-carried phis these expressions mention (first those
         their incoming values mention); whether any bound was found."""
         found = False
-        todo = [c for e in exprs for c in _consts(e) if str(c) in self.deferred]
+        todo = [c for e in exprs for c in free_vars(e) if str(c) in self.deferred]
         for c in todo:
             job = self.deferred.pop(str(c), None)
             if job is None or self._out_of_time():
@@ -257,6 +257,13 @@ class Evaluator:
     def _opaque(self, width: int, why: str) -> Value:
         self.fresh += 1
         return Value(z3.BitVec(f"{why}{self.fresh}", width), False, True)
+
+    def thread_id(self) -> z3.BitVecRef:
+        """The thread id the addresses are functions of (made, with its bound, if no address
+        read it yet)."""
+        expr = self._tid().expr
+        assert isinstance(expr, z3.BitVecRef)
+        return expr
 
     def _tid(self) -> Value:
         if self.tid is None:
@@ -781,7 +788,7 @@ def _remainder_of(x: z3.ExprRef, y: z3.ExprRef) -> int | None:
     return None
 
 
-def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
+def free_vars(e: z3.ExprRef) -> list[z3.ExprRef]:
     """The free constants (variables) of ``e``."""
     seen: set[int] = set()
     out = []

@@ -52,6 +52,7 @@ from alias_spec.plan.accesses import accesses
 from alias_spec.plan.attribution import Attribution
 from alias_spec.plan.evaluator import QUERY_TIMEOUT_MS, Evaluator
 from alias_spec.plan.plan import Finding, Note, Report
+from alias_spec.plan.races import check_races
 from alias_spec.plan.terms import Access
 
 __all__ = ["LlirError", "check_lowering", "read_llir", "Evaluator", "accesses"]
@@ -160,18 +161,21 @@ def check_kernel(module: Module, kernels: Sequence[str] | None) -> None:
 
 
 def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
-                   kernels: Sequence[str] | None = None, ttgir: Any = None) -> None:  # fmt: skip
+                   kernels: Sequence[str] | None = None, ttgir: Any = None,
+                   races: bool = False) -> None:  # fmt: skip
     """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack).
     ``kernels``: the TTGIR module's function names (the IR must define one of them); by
     default those the plan names; ``ttgir``: the TTGIR module (its TMA ops size the copies;
-    without it they are notes). LlirError (one line) on IR that is not this kernel's."""
+    without it they are notes); ``races``: also judge each function's shared accesses for
+    races between threads (``races.py``). LlirError (one line) on IR that is not this
+    kernel's."""
     module = read_llir(text)
     check_kernel(module, kernels if kernels is not None else ttgir_functions(report))
     box: dict[str, BaseException] = {}
 
     def work() -> None:
         try:
-            _check_lowering(module, path, report, num_warps, ttgir)
+            _check_lowering(module, path, report, num_warps, ttgir, races)
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 
@@ -197,10 +201,10 @@ def _note(report: Report, kind: str, message: str, line: int, column: int = 1) -
 
 
 def _check_lowering(module: Module, path: str, report: Report, num_warps: int | None,
-                    ttgir: Any = None) -> None:  # fmt: skip
+                    ttgir: Any = None, races: bool = False) -> None:  # fmt: skip
 
     report.llir_path = path
-    checked = 0
+    checked = pairs = 0
     sites = frames(report)
     defined = {f.name for f in module.functions}
     typed = {plain_symbol(f.name) for f in ttgir.functions} if ttgir is not None else set()
@@ -254,7 +258,15 @@ def _check_lowering(module: Module, path: str, report: Report, num_warps: int | 
         for lo, hi, where in ranges:
             _judge_all(fn, found, lo, hi, where, ev, report)
             checked += len(found)
+        if races:
+            try:
+                pairs += check_races(fn, found, ev, report, defined)
+            except (RecursionError, *_MISREAD) as exc:
+                _note(report, "race.unjudged", f"@{fn.name}: races not judged "
+                      f"({type(exc).__name__})", fn.line)  # fmt: skip
     report.lowering = f"{checked} shared accesses checked"
+    if races:
+        report.lowering += f", {pairs} unordered pairs judged for races"
 
 
 def _judge_all(fn: Function, found: list[Access], lo: int, hi: int, where: str, ev: Evaluator,

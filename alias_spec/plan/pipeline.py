@@ -9,7 +9,8 @@ command (``cli.py``), ``check_texts`` / ``check_compiled`` (``api.py``), the com
 - ``buffers``: every buffer with its place, size, owner and live range (our liveness, async
   operations until their waits);
 - ``proof``: buffers live together never overlap, each inside ``ttg.shared`` (z3);
-- ``lowering``: every shared address of the LLVM IR inside its own buffer (when given);
+- ``lowering``: every shared address of the LLVM IR inside its own buffer (when given), and
+  with ``races`` no two threads touching a byte unordered (``races.py``);
 - ``report``: what was not checked said, the stages' times kept (``Report.seconds``).
 
 A stage reads what the ones before it left in the ``Run`` and adds its own; each raises the
@@ -48,6 +49,7 @@ class Run:
     allocated: tuple[str, str, str] | None = None
     prepasses: str = "auto"
     no_llir: str = "not checked (no LLVM IR)"  # what the report says without LLVM IR
+    races: bool = False  # also judge races between threads (``races.py``)
     source: Module | None = None
     plan: Allocation | None = None
     module: Module | None = None  # the planned module the buffers were read from
@@ -86,7 +88,8 @@ def _lowering(run: Run) -> None:
     if run.llir is None:
         return
     where = run.llir_path or run.path.rsplit(".", 1)[0] + ".llir"
-    check_lowering(run.llir, where, run.report, run.module.num_warps, ttgir=run.module)
+    check_lowering(run.llir, where, run.report, run.module.num_warps, ttgir=run.module,
+                   races=run.races)  # fmt: skip
 
 
 def _report(run: Run) -> None:
