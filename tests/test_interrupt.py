@@ -17,20 +17,30 @@ import pytest
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX fork and signals")
 
 
+def _default_sigint() -> None:
+    # A suite run as a background job inherits SIGINT ignored; a terminal's Ctrl-C reaches a
+    # command that has it at its default, as here.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(args: list[str], after: float) -> tuple[int, str, str, float]:
     p = subprocess.Popen([sys.executable, "-m", "alias_spec", *args], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)  # fmt: skip
-    time.sleep(after)
-    assert p.poll() is None, "the command ended before it could be interrupted"
-    sent = time.monotonic()
-    p.send_signal(signal.SIGINT)
+                         stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=_default_sigint)  # fmt: skip
     try:
-        out, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        pytest.fail("Ctrl-C did not stop the command within 30 s")
-    return p.returncode, out, err, time.monotonic() - sent
+        time.sleep(after)
+        assert p.poll() is None, "the command ended before it could be interrupted"
+        sent = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("Ctrl-C did not stop the command within 30 s")
+        return p.returncode, out, err, time.monotonic() - sent
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)  # the command's whole group, its worker too
+        p.wait()
 
 
 def test_ctrl_c_stops_prove_at_once() -> None:
