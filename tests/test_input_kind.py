@@ -228,3 +228,24 @@ def test_hand_written_modules_warn_only_where_the_release_cannot_allocate() -> N
         for version in ("3.6.0", "3.9.0"):
             if kind.release_warning(text, version) is not None:
                 assert version in fails, (path.name, version)
+
+
+def test_plan_of_a_readable_later_dump_warns_and_judges(tmp_path: Path) -> None:
+    """A 3.9 dump that 3.6 can read (no ttg.barrier): it used to say "proved clean ... plan from
+    triton 3.6.0" with no word about the release; now the same verdict and one warning line."""
+    if importlib.util.find_spec("triton") is None:
+        pytest.skip("triton is not installed")
+    import triton
+
+    if kind.version_of(triton.__version__) not in ((3, 6), (3, 7)):
+        pytest.skip("the warning is for a release before the dump's")
+    record = json.loads(
+        gzip.decompress((CORPUS / "3.9" / "attention_fwd_d64.json.gz").read_bytes())
+    )
+    assert "ttg.barrier" not in record["ttgir"]
+    dump = tmp_path / "attention_fwd_d64.ttgir"
+    dump.write_text(record["ttgir"])
+    code, out, err = _cli("plan", str(dump))
+    assert code in (0, 1, 3) and f"plan from triton {triton.__version__}" in out, (out, err)
+    assert len(err) == 1 and err[0].startswith(f"alias-spec: warning: {dump}: "), err
+    assert "3.9 or later" in err[0] and "--python" in err[0], err
