@@ -11,10 +11,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+# Folders every file of which gen writes: a file there that it does not write is stale.
+OWNED = ("solver",)
+
 
 def _targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
     """(path relative to ``root``, generator) for every generated file."""
-    from alias_spec.backends import gen_cpp, gen_mlir, gen_python, gen_recipes
+    from alias_spec.backends import gen_cpp, gen_mlir, gen_python, gen_recipes, gen_smt
     from alias_spec.docgen import gen_docs
 
     return [
@@ -22,6 +25,7 @@ def _targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
         ("alias_spec/generated/alias_rules.h", gen_cpp.generate),
         ("alias_spec/generated/MemDescAliasOpVerify.cpp", gen_mlir.generate),
         ("alias_spec/generated/recipes.py", gen_recipes.generate),
+        *gen_smt.targets(root),  # solver/: the rules, profiles and theorems as SMT-LIB 2
         *gen_docs.targets(root),  # the docs site's generated pages
     ]
 
@@ -36,7 +40,19 @@ def run(check: bool, root: Path) -> int:
         return 2
     stale = []
     try:
-        for rel, make in _targets(root):
+        targets = _targets(root)
+        # A file left under a folder gen owns whole (a rule or theorem since removed) is stale.
+        wanted = {rel for rel, _ in targets}
+        for folder in OWNED:
+            for path in sorted((root / folder).rglob("*")) if (root / folder).is_dir() else ():
+                rel = path.relative_to(root).as_posix()
+                if path.is_file() and rel not in wanted:
+                    if check:
+                        stale.append(rel)
+                    else:
+                        path.unlink()
+                        print(f"removed {rel}")
+        for rel, make in targets:
             path = root / rel
             text = make()
             if _current(path) == text:

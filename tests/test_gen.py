@@ -73,12 +73,27 @@ def _gen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
+def test_a_file_left_under_solver_is_stale(tmp_path: Path) -> None:
+    # solver/ is generated whole: a file gen no longer writes (a removed rule's) is reported,
+    # and a plain gen removes it.
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "docs", copy / "docs")
+    shutil.copytree(ROOT / "alias_spec" / "generated", copy / "alias_spec" / "generated")
+    shutil.copytree(ROOT / "solver", copy / "solver")
+    left = copy / "solver" / "rules" / "alias.removed.smt2"
+    left.write_text("(check-sat)\n")
+    assert gen.run(check=True, root=copy) == 1
+    assert gen.run(check=False, root=copy) == 0 and not left.exists()
+    assert gen.run(check=True, root=copy) == 0
+
+
 def test_check_runs_on_a_copy_from_another_directory(tmp_path: Path) -> None:
     # Generated files are compared under --root, wherever the command runs: nothing is read
     # from the package's own location (an installed package has no docs/ beside it).
     copy, elsewhere = tmp_path / "copy", tmp_path / "elsewhere"
     shutil.copytree(ROOT / "docs", copy / "docs")
     shutil.copytree(ROOT / "alias_spec" / "generated", copy / "alias_spec" / "generated")
+    shutil.copytree(ROOT / "solver", copy / "solver")
     elsewhere.mkdir()
     r = _gen(elsewhere, "--check", "--root", "../copy")
     assert r.returncode == 0, r.stderr

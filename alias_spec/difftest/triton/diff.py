@@ -22,6 +22,8 @@ from alias_spec.difftest.triton import report
 from alias_spec.difftest.triton.runner import InterpreterError, triton_version, verify_modules
 from alias_spec.model.errors import RequestError
 from alias_spec.model.interp import check_facts
+from alias_spec.model.layouts import parse_layout
+from alias_spec.model.memdesc import parse_memdesc
 from alias_spec.model.request import parse_request
 
 # Releases with a profile, and the profile that models each. 3.7's view-op verifiers are
@@ -56,6 +58,32 @@ def model(request: dict[str, Any], profile: str) -> dict[str, Any]:
     verdict = check_facts(facts, profile)
     safe = check_facts(facts, "safe")
     return {"valid": verdict.valid, "fired": verdict.rule_ids(), "safe": safe.rule_ids()}
+
+
+def _leading_only(text: str) -> bool:
+    """A memdesc type whose alloc shape differs from its shape only in a leading dim its
+    layout leaves out."""
+    try:
+        side = parse_memdesc(text, "side")
+        lay = parse_layout(side.get("layout"), "side.layout")
+    except RequestError:
+        return False
+    shape, alloc = side["shape"], side.get("alloc_shape") or side["shape"]
+    rank = lay.rank if lay is not None and lay.rank else len(shape)
+    return (
+        len(alloc) == len(shape) and alloc[1:] == shape[1:] and alloc != shape and rank < len(shape)
+    )
+
+
+def _result_leading_subview(row: dict[str, Any]) -> bool:
+    """3.9 lets a reinterpret's result claim a larger leading buffer dim outside its layout
+    (measured: 1x1xi32 with alloc 2x1 and a 1-D layout): its result_subview check reads only
+    the dims the layout covers."""
+    return (
+        bool(row.get("triton_ok"))
+        and row.get("fired") == ["triton.reinterpret.result_subview"]
+        and _leading_only(row["request"]["result"])
+    )
 
 
 def _prefix_reinterpret(row: dict[str, Any]) -> bool:
@@ -94,6 +122,13 @@ KNOWN: list[tuple[str, str | Callable[[dict[str, Any]], bool], str]] = [
         "3.8 reinterprets a source that trims only its leading buffer dim (outside the layout) "
         "as its whole allocation: the result may cover buffers the view does not hold; "
         "triton-3.8 refuses it (no subview, equal size of the view)",
+    ),
+    (
+        "3.9",
+        _result_leading_subview,
+        "3.9 accepts a reinterpret result whose alloc shape is larger only in a leading dim "
+        "its layout leaves out (1x1xi32, alloc 2x1, 1-D layout); triton-3.9 calls any result "
+        "with another alloc shape a subview",
     ),
 ]
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from alias_spec.difftest.triton import cases as case_gen
+from alias_spec.difftest.triton import report
 from alias_spec.difftest.triton.diff import explain, profile_for
 from alias_spec.difftest.triton.runner import triton_version, verify_modules
 from alias_spec.model.dtypes import DTYPE_BITS
@@ -487,10 +488,16 @@ def campaign(
             entry["path"] = str(save_regression(
                 {k: v for k, v in entry.items() if k not in ("model", "fired")}, keep))  # fmt: skip
         shrunk.append(entry)
+    by_why: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r["status"] == "finding":
+            why = explain(version, r) or ""
+            by_why.setdefault(why, {"count": 0, "example": r["request"]})["count"] += 1
     return {
         "version": version,
         "profile": profile_for(version),
         "seed": seed,
+        "findings_by_why": [{"why": k, **v} for k, v in sorted(by_why.items())],
         "cases": len(rows),
         "agree": status["agree"],
         "disagree": status["disagree"],
@@ -514,8 +521,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--keep", help="write shrunk disagreements to this folder")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--write", metavar="DOCS", nargs="?", const="docs",
+                   help="record it in DOCS/triton-agreement.{json,md} (default docs)")  # fmt: skip
     args = p.parse_args(argv)
     out = campaign(args.python, args.cases, args.seed, keep=Path(args.keep) if args.keep else None)
+    if args.write:
+        report.update_random(out, Path(args.write))
     del out["rows"]
     if args.json:
         print(json.dumps(out, indent=1))

@@ -96,6 +96,76 @@ def update(result: dict[str, Any], docs: Path) -> list[Path]:
     return [json_path, md_path]
 
 
+def update_random(result: dict[str, Any], docs: Path) -> list[Path]:
+    """Record a random campaign (``random_diff.campaign``'s result, with or without its rows)
+    for its release under ``docs``, keep the rest of the table, re-render."""
+    data = load(docs)
+    keep = ("cases", "agree", "disagree", "findings", "not_modelled", "triton_accepted",
+            "triton_crashed")  # fmt: skip
+    data.setdefault("random", {})[result["version"]] = {
+        "profile": result["profile"],
+        "seed": result["seed"],
+        **{k: result[k] for k in keep},
+        "disagreements": [
+            {
+                "request": e["request"],
+                "triton_ok": e["triton_ok"],
+                "triton_error": e["triton_error"],
+                "fired": e["fired"],
+            }  # fmt: skip
+            for e in result["shrunk"]
+        ],
+        "findings_by_why": result.get("findings_by_why", []),
+    }
+    data["random"] = dict(sorted(data["random"].items(), key=lambda kv: _version_key(kv[0])))
+    json_path, md_path = docs / JSON_NAME, docs / MD_NAME
+    json_path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    md_path.write_text(render(data))
+    return [json_path, md_path]
+
+
+def _random_section(data: dict[str, Any]) -> list[str]:
+    runs = data.get("random") or {}
+    if not runs:
+        return []
+    out = [
+        "## Random differential",
+        "",
+        "Generated view requests (`alias_spec/difftest/triton/random_diff.py`: dtypes; swizzled",
+        "layouts of any order, column-major included; NVMMA layouts of every element width and",
+        "swizzle, transposed or not; padded and linear layouts; shapes, subslices, indexes and",
+        "reinterprets), judged by each release's verifier and its profile:",
+        "`python -m alias_spec.difftest.triton.random_diff --python PY --cases N --write`.",
+        "Not judged: the profile leaves a rule unjudged (a padded or linear layout's placement).",
+        "Findings: disagreements explained as findings about Triton (listed below).",
+        "",
+        "| Triton | profile | seed | cases | agree | disagree | findings | not judged | accepted "
+        "| aborted |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for version, r in runs.items():
+        out.append(
+            f"| {version} | `{r['profile']}` | {r['seed']} | {r['cases']} | {r['agree']} | "
+            f"{r['disagree']} | {r['findings']} | {r['not_modelled']} | {r['triton_accepted']} "
+            f"| {r['triton_crashed']} |"
+        )
+    out.append("")
+    for version, r in runs.items():
+        for e in r["disagreements"]:
+            t = "accepts" if e["triton_ok"] else f"refuses ({e['triton_error'][:120]})"
+            out.append(
+                f"- {version}, unexplained: Triton {t}, the profile fires {e['fired']}: "
+                f"{code(json.dumps(e['request']))}"
+            )
+        for f in r["findings_by_why"]:
+            out.append(
+                f"- {version}, {f['count']} finding(s): {f['why']}; e.g. "
+                f"{code(json.dumps(f['example']))}"
+            )
+    out.append("")
+    return out
+
+
 def render(data: dict[str, Any]) -> str:
     rel = data["releases"]
     out = [
@@ -134,7 +204,8 @@ def render(data: dict[str, Any]) -> str:
             d = r["summary"]["by_op"].get(op, {})
             cells.append(f"{d.get('agree', 0)} / {d.get('cases', 0)}")
         out.append(f"| {version} | " + " | ".join(cells) + " |")
-    out += ["", "## Disagreements", ""]
+    out += [""] + _random_section(data)
+    out += ["## Disagreements", ""]
     any_dis = False
     for version, r in rel.items():
         for e in r["disagreements"] + r["findings"]:
