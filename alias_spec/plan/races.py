@@ -5,24 +5,29 @@ writes (two atomics do not race), and nothing orders them. Between CTA barriers
 (``barrier.sync 0`` in any of its LLVM forms) every thread runs its own way, so two accesses
 are unordered exactly when a path of the function's control flow leads from one to the other
 without passing a barrier; a path around a loop's back edge puts them in different iterations.
+Asynchronous accesses (cp.async, TMA stores, wgmma operands) are in flight from their issue to
+the wait that retires their group (``wait_group N``): barriers passed meanwhile do not order
+them.
+
 Each unordered pair is a z3 question over two thread ids (``tid.x`` and ``tid.x'``, distinct,
 each below the block size) and the values the addresses depend on: the kernel's arguments and
-constants are the same for both threads, and so are loop counters (the phis of loop headers)
-when the two accesses are in one iteration; every other value (loaded data, merges, counters
-of another iteration) is taken afresh for the second thread, with the constraints the
-evaluator knows of it. Asynchronous accesses (cp.async, TMA stores, wgmma operands) are in
-flight from their issue to the wait that retires their group (``wait_group N``): barriers
-passed meanwhile do not order them; one still in flight in a later iteration is not judged.
-A satisfiable question is a finding with the byte and the two thread ids z3 found.
+constants are the same for both threads, and so is a loop counter (a phi of a loop header)
+when the two accesses are in one iteration and depend on that one alone; every other value
+(loaded data, merges, counters of another iteration) is taken afresh for the second thread,
+with the constraints the evaluator knows of it. A satisfiable question over exactly known
+addresses is a finding with the byte and the two thread ids z3 found.
 
-What is not judged is a note (the verdict is partial), never clean: asynchronous shared accesses
-(cp.async, TMA, wgmma operands, mbarrier operations: their proxies and waits are not followed
-here), named or counted barriers (warp-specialized partitions), calls to functions that touch
-shared memory, an access whose address is not bounded, a question the solver cannot decide
-within ``PAIR_TIMEOUT_MS``, pairs past a function's ``BUDGET_S``, and a function with more
-unordered pairs than ``MAX_PAIRS``. Assumed, and said in the guide:
-barriers are reached by every thread of the CTA (Triton places them so), and the two threads of
-one access of one instruction in the same iteration write the same values (a layout's
+What is not judged is a note (the verdict is partial), never clean: TMA loads and mbarrier
+operations (their completion is an mbarrier wait, not followed here), the proxy fences between
+generic writes and asynchronous reads, named or counted barriers (warp-specialized
+partitions), calls to functions that touch shared memory, an access whose address is not
+bounded, a pair over two loop-carried values (a pipeline's read and write slots: their
+relation is not followed), an asynchronous access in flight into a later iteration or over a
+loop-carried slot, a common byte found only over values known by their bounds, a question the
+solver cannot decide within ``PAIR_TIMEOUT_MS``, pairs past a function's ``BUDGET_S``, and a
+function with more unordered pairs than ``MAX_PAIRS``. Assumed, and said in the guide:
+barriers are reached by every thread of the CTA (Triton places them so), and the threads of
+one instruction in one iteration that write one byte write the same value (a layout's
 replicated elements), so such a self-pair is not reported.
 """
 
@@ -386,15 +391,17 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         if time.monotonic() > deadline:
             undecided.append(p)  # out of time: said with the undecided
             continue
-        if (_group(p.first.access.kind) or _group(p.second.access.kind)) and (
-                p.crossed or _counted(p, counters)):  # fmt: skip
-            # In flight into a later iteration, or over a ring whose slots are loop-carried:
-            # whether the addresses meet is a relation between loop-carried values (a
-            # pipeline's read and write slots), not followed here.
+        carried = _carried(p, counters)
+        in_flight = bool(_group(p.first.access.kind) or _group(p.second.access.kind))
+        if len(carried) > 1 or (in_flight and (p.crossed or carried)):
+            # Over two loop-carried values (a pipeline's read and write slots), or in flight
+            # into a later iteration or over a loop-carried slot: whether the addresses meet
+            # is a relation between loop-carried values, not followed here.
             undecided.append(p)
             continue
         verdict, w = _overlap(p.first, p.second, ev, frozenset() if p.crossed else counters)
-        if verdict == "unknown":
+        opaque = p.first.access.addr.opaque or p.second.access.addr.opaque
+        if verdict == "unknown" or (verdict == "sat" and opaque):
             undecided.append(p)
         elif verdict == "sat":
             _finding(fn, p, w, report)
@@ -408,11 +415,11 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     return len(pairs)
 
 
-def _counted(p: _Pair, counters: frozenset[str]) -> bool:
-    """Whether either party's bytes depend on a loop-carried value."""
+def _carried(p: _Pair, counters: frozenset[str]) -> set[str]:
+    """The loop-carried values either party's bytes depend on."""
     exprs = [p.first.lo, p.first.hi, p.second.lo, p.second.hi]
-    return any(v.decl().name().rsplit(".", 1)[0] in counters
-               for e in exprs for v in free_vars(e))  # fmt: skip
+    names = {v.decl().name() for e in exprs for v in free_vars(e)}
+    return {n for n in names if n.rsplit(".", 1)[0] in counters}
 
 
 def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
