@@ -87,16 +87,29 @@ def _result_leading_subview(row: dict[str, Any]) -> bool:
 
 
 def _prefix_reinterpret(row: dict[str, Any]) -> bool:
-    """3.8 accepts a reinterpret of a source that trims only a leading dim its layout leaves
-    out (buffer 0 of 8 of a multi-buffer), sized as the whole allocation: the result may span
-    buffers the view does not hold (measured: 1x2x8xf16 of 8x2x8 reinterpreted as 2048 i1)."""
-    if not row.get("triton_ok") or "triton.reinterpret.no_subview" not in row.get("fired", ()):
+    """3.8 accepts a reinterpret whose source or result differs from its alloc shape only in
+    a leading dim its layout leaves out (buffer 0 of 8 of a multi-buffer), sized by the alloc
+    shape: the result may span buffers the view does not hold (measured: 1x2x8xf16 of 8x2x8
+    reinterpreted as 2048 i1; 8x64xi1 as 1x4x1xi32 of 4x4x1)."""
+    fired = set(row.get("fired", ()))
+    if not row.get("triton_ok") or "triton.reinterpret.no_subview" not in fired:
         return False
+    if not fired <= {"triton.reinterpret.no_subview", "triton.reinterpret.same_size"}:
+        return False
+    src, res = row["request"]["source"], row["request"]["result"]
+    return any(_leading_only(t) for t in (src, res)) and all(
+        _leading_only(t) or "x" not in _alloc_text(t) for t in (src, res)
+    )
+
+
+def _alloc_text(text: str) -> str:
+    """The alloc shape a memdesc type states after its other parameters ('' if none)."""
     try:
-        facts = parse_request(row["request"]).facts
+        side = parse_memdesc(text, "side")
     except RequestError:
-        return False
-    return bool(facts["src_prefix_sub"]) and facts["src_lay_rank"] < facts["src_rank"]
+        return ""
+    alloc = side.get("alloc_shape")
+    return "x".join(map(str, alloc)) if alloc and alloc != side["shape"] else ""
 
 
 # Disagreements that are findings about Triton, or inputs the spec does not read, not model
@@ -119,9 +132,10 @@ KNOWN: list[tuple[str, str | Callable[[dict[str, Any]], bool], str]] = [
     (
         "3.8",
         _prefix_reinterpret,
-        "3.8 reinterprets a source that trims only its leading buffer dim (outside the layout) "
-        "as its whole allocation: the result may cover buffers the view does not hold; "
-        "triton-3.8 refuses it (no subview, equal size of the view)",
+        "3.8 reinterprets a source or result that differs from its alloc shape only in a "
+        "leading buffer dim outside its layout as its whole allocation: the result may cover "
+        "buffers the view does not hold; triton-3.8 refuses it (no subview, equal size of "
+        "the views)",
     ),
     (
         "3.9",
