@@ -5,13 +5,17 @@ reinterpret verifier measures ("N contiguous bytes available", read off its diag
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alias_spec.difftest.triton.cases import RE, md, nv, sw
+from alias_spec.difftest.triton.cases import RE, md, module, nv, sw
+from alias_spec.difftest.triton.runner import InterpreterError, triton_version, verify_modules
 from alias_spec.model.interp import check_facts
 from alias_spec.model.layouts import axes_of, parse_layout
 from alias_spec.model.physical import footprint
@@ -143,3 +147,30 @@ def test_alias_of_a_column_major_row_slice() -> None:
     assert alias([32, 64], 64) == []
     assert alias([32, 64], 128) == ["alias.range.physical"]
     assert alias([128, 32], 8192) == []  # 32 whole columns are dense
+
+
+def _python_39() -> str | None:
+    """An interpreter with Triton 3.9 among ALIAS_SPEC_TRITON_PYTHONS (and this one)."""
+    extra = os.environ.get("ALIAS_SPEC_TRITON_PYTHONS", "")
+    for python in [sys.executable, *[p for p in extra.split(os.pathsep) if p]]:
+        if Path(python).exists():
+            try:
+                if triton_version(python).startswith("3.9."):
+                    return python
+            except InterpreterError:
+                continue
+    return None
+
+
+def test_measured_cases_are_triton_3_9s() -> None:
+    # MEASURED_39 re-measured: Triton 3.9's verifier on each request's module, in a subprocess.
+    python = _python_39()
+    if python is None:
+        pytest.skip("no Triton 3.9 interpreter named in ALIAS_SPEC_TRITON_PYTHONS")
+    mods = [(str(i), module(req)) for i, (req, _) in enumerate(MEASURED_39)]
+    got = verify_modules(mods, python)
+    for i, (_, available) in enumerate(MEASURED_39):
+        r = got[str(i)]
+        assert r["ok"] == (available is None), (i, r["error"])
+        if available is not None:
+            assert f"{available} contiguous bytes available" in r["error"], r["error"]

@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 
 from alias_spec.difftest.triton import random_diff as rd
-from alias_spec.difftest.triton.cases import IDX, RE, SUB, md, nv, sw
+from alias_spec.difftest.triton.cases import IDX, RE, SUB, md, module, nv, sw
 from alias_spec.difftest.triton.diff import explain
+from alias_spec.difftest.triton.runner import triton_version, verify_modules
 from alias_spec.model.interp import check_facts
 from alias_spec.model.request import parse_request
 
@@ -204,6 +205,27 @@ def _assert_agrees(result: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("python", _interpreters(), ids=lambda p: Path(p).parent.parent.name)
+def test_measured_verdicts_and_regressions_are_the_verifiers(python: str) -> None:
+    # The verdicts written above and in the kept regressions, re-measured: each release's own
+    # verifier, in a subprocess, on each request's module.
+    if python == sys.executable and importlib.util.find_spec("triton") is None:
+        pytest.skip("triton is not importable here")
+    if python != sys.executable and not Path(python).exists():
+        pytest.skip(f"{python} does not exist")
+    version = triton_version(python)
+    release = ".".join(version.split(".")[:2])
+    want = {f"m{i}": acc[RELEASES.index(release)] for i, (_, _, acc) in enumerate(MEASURED)}
+    mods = [(f"m{i}", module(req)) for i, (_, req, _) in enumerate(MEASURED)]
+    for path in REGRESSIONS:
+        entry = json.loads(path.read_text())
+        if entry["release"] == release:
+            want[path.stem] = entry["triton_ok"]
+            mods.append((path.stem, module(entry["request"])))
+    got = {k: v["ok"] for k, v in verify_modules(mods, python).items()}
+    assert got == want
+
+
+@pytest.mark.parametrize("python", _interpreters(), ids=lambda p: Path(p).parent.parent.name)
 def test_random_cases_agree_with_triton(python: str) -> None:
     _assert_agrees(_campaign(python, 300, seed=11))
 
@@ -212,3 +234,36 @@ def test_random_cases_agree_with_triton(python: str) -> None:
 @pytest.mark.parametrize("python", _interpreters(), ids=lambda p: Path(p).parent.parent.name)
 def test_ten_thousand_random_cases_agree_with_triton(python: str) -> None:
     _assert_agrees(_campaign(python, 10_000, seed=2026))
+
+
+# --- the agreement table ----------------------------------------------------------------------
+
+
+def test_a_campaign_is_recorded_in_the_agreement_table(tmp_path: Path) -> None:
+    from alias_spec.difftest.triton import report
+
+    req = {"op": RE, "source": md([4], "i8", sw(1)), "result": md([4], "i8", sw(1))}
+    result = {
+        "version": "3.9.0", "profile": "triton-3.9", "seed": 1, "cases": 10, "agree": 7,
+        "disagree": 1, "findings": 2, "not_modelled": 0, "triton_accepted": 5,
+        "triton_crashed": 1,
+        "shrunk": [{"request": req, "triton_ok": True, "triton_error": "", "fired": ["r"]}],
+        "findings_by_why": [{"why": "a known thing", "count": 2, "example": req}],
+    }  # fmt: skip
+    report.update_random(result, tmp_path)
+    data = json.loads((tmp_path / report.JSON_NAME).read_text())
+    assert data["releases"] == {} and data["random"]["3.9.0"]["cases"] == 10
+    text = (tmp_path / report.MD_NAME).read_text()
+    assert "| 3.9.0 | `triton-3.9` | 1 | 10 | 7 | 1 | 2 | 0 | 5 | 1 |" in text
+    assert "unexplained: Triton accepts" in text and "2 finding(s): a known thing" in text
+    assert text == report.render(data)
+
+
+def test_committed_campaigns_snapshot() -> None:
+    # A snapshot of the committed table (the campaign's numbers as measured); what makes it
+    # true is the campaign tests above, against the verifiers themselves.
+    runs = json.loads((ROOT / "docs" / "triton-agreement.json").read_text()).get("random", {})
+    assert {v.split(".")[0] + "." + v.split(".")[1] for v in runs} == set(RELEASES)
+    for version, r in runs.items():
+        assert r["cases"] >= 10_000 and r["disagree"] == 0, version
+        assert r["agree"] + r["findings"] + r["not_modelled"] == r["cases"], version
