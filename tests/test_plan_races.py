@@ -145,14 +145,26 @@ def test_sample_no_false_race_and_mutants_killed() -> None:
     assert mutants >= 15 and killed >= 10, (mutants, killed)
 
 
+# The slow tier's mutants: every kernel of the corpus with CTA barriers between generic
+# accesses or cp.async / wgmma groups (those whose pairs run into the time budget left out).
+MUTATED = ("softmax", "layer_norm", "branches", "call_frame", "call_inlined", "matmul_s3",
+           "matmul_s4", "attention_fwd_d64", "attention_fwd_d128", "attention_fwd_mma2")  # fmt: skip
+
+
 @pytest.mark.slow
 def test_corpus_no_false_race_and_mutation_score() -> None:
     pytest.importorskip("llvmlite")
-    mutants, killed, false = _mutation(_corpus())
+    false = []
+    for d in _corpus():
+        report = _judge(d["ttgir"], d["llir"], _allocated(d))
+        false += [f"{d['name']}: {f.message}" for f in _races(report)]
     assert not false, false[:3]
-    # Measured when written: see docs/guides/plan.md ("Races"); a barrier guarding only
-    # asynchronous accesses (cp.async, TMA, wgmma) survives: their ordering is not judged.
-    assert mutants > 100 and killed / mutants >= 0.5, (mutants, killed)
+    mutants, killed, false = _mutation(_corpus(MUTATED))
+    print(f"race mutants killed: {killed} of {mutants}")  # shown with -s: the guide's figure
+    assert not false
+    # Measured when written: see docs/guides/plan.md ("Races"); a barrier that orders only
+    # pairs not judged (over two loop-carried slots, TMA loads) survives.
+    assert mutants >= 60 and killed / mutants >= 0.6, (mutants, killed)
 
 
 def test_named_barriers_are_not_judged() -> None:

@@ -9,13 +9,13 @@ Asynchronous accesses (cp.async, TMA stores, wgmma operands) are in flight from 
 the wait that retires their group (``wait_group N``): barriers passed meanwhile do not order
 them.
 
-Each unordered pair is a z3 question over two thread ids (``tid.x`` and ``tid.x'``, distinct,
-each below the block size) and the values the addresses depend on: the kernel's arguments and
-constants are the same for both threads, and so is a loop counter (a phi of a loop header)
-when the two accesses are in one iteration and depend on that one alone; every other value
-(loaded data, merges, counters of another iteration) is taken afresh for the second thread,
-with the constraints the evaluator knows of it. A satisfiable question over exactly known
-addresses is a finding with the byte and the two thread ids z3 found.
+Each unordered pair is a z3 question over two thread ids (``tid.x`` and ``tid.x'``, of
+different warps, each below the block size) and the values the addresses depend on: the
+kernel's arguments and constants are the same for both threads, and so is a loop counter (a
+phi of a loop header) when the two accesses are in one iteration and depend on that one
+alone; every other value (loaded data, merges, counters of another iteration) is taken afresh
+for the second thread, with the constraints the evaluator knows of it. A satisfiable question
+over exactly known addresses is a finding with the byte and the two thread ids z3 found.
 
 What is not judged is a note (the verdict is partial), never clean: TMA loads and mbarrier
 operations (their completion is an mbarrier wait, not followed here), the proxy fences between
@@ -26,9 +26,11 @@ relation is not followed), an asynchronous access in flight into a later iterati
 loop-carried slot, a common byte found only over values known by their bounds, a question the
 solver cannot decide within ``PAIR_TIMEOUT_MS``, pairs past a function's ``BUDGET_S``, and a
 function with more unordered pairs than ``MAX_PAIRS``. Assumed, and said in the guide:
-barriers are reached by every thread of the CTA (Triton places them so), and the threads of
-one instruction in one iteration that write one byte write the same value (a layout's
-replicated elements), so such a self-pair is not reported.
+barriers are reached by every thread of the CTA (Triton places them so); a warp runs
+converged, its lanes in program order (Triton converts layouts inside one warp through shared
+memory with no barrier), so the two threads are of different warps; and the threads of one
+instruction in one iteration that write one byte write the same value (a layout's replicated
+elements), so such a self-pair is not reported.
 """
 
 from __future__ import annotations
@@ -288,7 +290,10 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator,
         s.add(a.cond)
     if b.cond is not None:
         s.add(_renamed(b.cond, subst))
-    s.add(tid != tid2, z3.ULT(lo_a, hi_b), z3.ULT(lo_b, hi_a))
+    # Two threads of different warps: a warp runs converged, its lanes in program order
+    # (Triton's layout conversions inside one warp rely on it and put no barrier there).
+    warp = z3.BitVecVal(5, tid.size())
+    s.add(z3.LShR(tid, warp) != z3.LShR(tid2, warp), z3.ULT(lo_a, hi_b), z3.ULT(lo_b, hi_a))
     r = s.check()
     if r != z3.sat:
         return ("unsat" if r == z3.unsat else "unknown"), {}
