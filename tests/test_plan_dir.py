@@ -499,3 +499,28 @@ def test_on_a_local_ray_cluster(
     here = json.loads(_dir_run(tree, runs, capsys, "--jobs", "2", "--format", "json")[1])
     assert _statuses(on_ray) == _statuses(here)
     assert on_ray["summary"] == here["summary"]
+
+
+def test_a_later_release_dump_warns_in_one_line_in_its_block(tmp_path: Path) -> None:
+    # A 3.9 dump 3.6 can read: judged, and its warning is a line of its kernel's block (not
+    # Python's two-line warning from a worker).
+    import gzip
+
+    if importlib.util.find_spec("triton") is None:
+        pytest.skip("triton is not installed")
+    import triton
+
+    from alias_spec.ir import kind
+
+    if kind.version_of(triton.__version__) not in ((3, 6), (3, 7)):
+        pytest.skip("the warning is for a release before the dump's")
+    corpus = Path(__file__).resolve().parent / "plan_cases" / "corpus" / "3.9"
+    record = json.loads(gzip.decompress((corpus / "attention_fwd_d64.json.gz").read_bytes()))
+    (tmp_path / "k").mkdir()
+    (tmp_path / "k" / "attention_fwd_d64.ttgir").write_text(record["ttgir"])
+    r = subprocess.run([sys.executable, "-m", "alias_spec", "plan", str(tmp_path), "--jobs", "1"],
+                       capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert r.returncode in (0, 1, 3), r.stderr
+    assert "Warning" not in r.stderr and "warnings.warn" not in r.stderr, r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if "warning:" in ln]
+    assert len(lines) == 1 and "3.9 or later" in lines[0] and "--python" in lines[0], r.stdout

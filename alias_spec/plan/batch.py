@@ -29,6 +29,7 @@ import re
 import signal
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -68,6 +69,7 @@ class KernelVerdict:
     sarif: list[dict[str, Any]] = field(default_factory=list)  # the SARIF results
     error: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # one line each (a dump's release)
 
     def messages(self, key: str) -> list[str]:
         """The messages of the report's ``findings`` or ``notes``."""
@@ -82,6 +84,8 @@ class KernelVerdict:
             out.update({k: v for k, v in self.report.items() if k not in ("file", "status")})
         if self.error is not None:
             out["error"] = self.error
+        if self.warnings:
+            out["warnings"] = self.warnings
         return out
 
 
@@ -143,13 +147,21 @@ def judge_texts(
     from alias_spec.plan.output import to_json, to_sarif, to_text
 
     start = time.perf_counter()
-    try:
-        report = check_texts(ttgir, llir, kernel.ttgir, python, llir_path=kernel.llir)
-    except ValueError as exc:  # TtgirError, AllocationError, LlirError: unreadable input
-        return _error(kernel, " ".join(str(exc).split())[:300], start)
-    except Exception as exc:  # a validator bug must cost this kernel only
-        return _error(kernel, f"the validator failed: {type(exc).__name__}: "
-                      f"{' '.join(str(exc).split())[:250]}", start)  # fmt: skip
+    # Warnings (a dump of another release) belong to the kernel's verdict: a worker printing
+    # them would give Python's two-line form, out of order with the kernels.
+    failure: Exception | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            report = check_texts(ttgir, llir, kernel.ttgir, python, llir_path=kernel.llir)
+        except Exception as exc:  # a validator bug, too, must cost this kernel only
+            failure = exc
+    said = [" ".join(str(w.message).split()) for w in caught]
+    if isinstance(failure, ValueError):  # TtgirError, AllocationError, LlirError: unreadable
+        return _error(kernel, " ".join(str(failure).split())[:300], start)
+    if failure is not None:
+        return _error(kernel, f"the validator failed: {type(failure).__name__}: "
+                      f"{' '.join(str(failure).split())[:250]}", start)  # fmt: skip
     if llir is None:
         # Not proved without its addresses: the kernel is partial, and says why.
         report.lowering = "not checked (no .llir beside it)"
@@ -160,7 +172,7 @@ def judge_texts(
         result.setdefault("properties", {})["kernel"] = kernel.name
     return KernelVerdict(kernel.name, kernel.ttgir, kernel.llir, report.status,
                          round(time.perf_counter() - start, 3), to_text(report),
-                         to_json(report), results, None, kernel.meta)  # fmt: skip
+                         to_json(report), results, None, kernel.meta, said)  # fmt: skip
 
 
 def _error(kernel: KernelFiles, message: str, start: float) -> KernelVerdict:
@@ -578,9 +590,11 @@ def to_text(verdicts: list[KernelVerdict]) -> str:
     """Each kernel that is not clean with its report, then the summary table."""
     blocks = []
     for v in verdicts:
-        if v.status == "clean":
+        if v.status == "clean" and not v.warnings:
             continue
-        body = "\n".join("  " + line for line in v.text.splitlines())
+        lines = [f"warning: {w}" for w in v.warnings]
+        lines += v.text.splitlines() if v.status != "clean" else []
+        body = "\n".join("  " + line for line in lines)
         blocks.append(f"{v.kernel} ({v.file}): {v.status}\n{body}")
     return "\n".join([*blocks, *([""] if blocks else []), Summary.of(verdicts).table()])
 
