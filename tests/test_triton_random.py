@@ -185,6 +185,10 @@ def test_shrinker_reaches_a_minimal_case() -> None:
 # --- campaigns against the real verifiers -----------------------------------------------------
 
 
+def _release_id(python: str) -> str:
+    return "installed" if python == sys.executable else Path(python).parent.parent.name
+
+
 def _interpreters() -> list[str]:
     extra = os.environ.get("ALIAS_SPEC_TRITON_PYTHONS", "")
     return [sys.executable, *[p for p in extra.split(os.pathsep) if p]]
@@ -204,7 +208,7 @@ def _assert_agrees(result: dict[str, Any]) -> None:
     assert result["agree"] >= 0.8 * result["cases"], result  # most cases are judged at all
 
 
-@pytest.mark.parametrize("python", _interpreters(), ids=lambda p: Path(p).parent.parent.name)
+@pytest.mark.parametrize("python", _interpreters(), ids=_release_id)
 def test_measured_verdicts_and_regressions_are_the_verifiers(python: str) -> None:
     # The verdicts written above and in the kept regressions, re-measured: each release's own
     # verifier, in a subprocess, on each request's module.
@@ -225,13 +229,13 @@ def test_measured_verdicts_and_regressions_are_the_verifiers(python: str) -> Non
     assert got == want
 
 
-@pytest.mark.parametrize("python", _interpreters(), ids=lambda p: Path(p).parent.parent.name)
+@pytest.mark.parametrize("python", _interpreters(), ids=_release_id)
 def test_random_cases_agree_with_triton(python: str) -> None:
     _assert_agrees(_campaign(python, 300, seed=11))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("python", _interpreters(), ids=lambda p: Path(p).parent.parent.name)
+@pytest.mark.parametrize("python", _interpreters(), ids=_release_id)
 def test_ten_thousand_random_cases_agree_with_triton(python: str) -> None:
     _assert_agrees(_campaign(python, 10_000, seed=2026))
 
