@@ -167,50 +167,47 @@ def test_corpus_no_false_race_and_mutation_score() -> None:
     assert mutants >= 60 and killed / mutants >= 0.6, (mutants, killed)
 
 
-def test_named_barriers_are_not_judged() -> None:
+def _store_then_load(between: str, declare: str = "") -> Any:
+    """The report of a 128-thread kernel where thread t stores word t, ``between`` runs, and
+    every thread loads word 5."""
     pytest.importorskip("llvmlite")
-    from alias_spec.plan.llir import check_lowering, read_llir
+    from alias_spec.plan.llir import check_lowering
     from alias_spec.plan.plan import Report
 
-    llir = """@global_smem = external addrspace(3) global [0 x i8], align 16
-define ptx_kernel void @k(ptr addrspace(1) %0) "nvvm.reqntid"="128" {
+    llir = f"""@global_smem = external addrspace(3) global [0 x i8], align 16
+define ptx_kernel void @k(ptr addrspace(1) %0) "nvvm.reqntid"="128" {{
   %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %p = getelementptr float, ptr addrspace(3) @global_smem, i32 %t
   store float 1.0, ptr addrspace(3) %p, align 4
-  tail call void @llvm.nvvm.barrier.cta.sync.aligned(i32 1, i32 64)
-  %q = getelementptr float, ptr addrspace(3) @global_smem, i32 0
+{between}
+  %q = getelementptr float, ptr addrspace(3) @global_smem, i32 5
   %v = load float, ptr addrspace(3) %q, align 4
   ret void
-}
+}}
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-declare void @llvm.nvvm.barrier.cta.sync.aligned(i32, i32)
+{declare}
 """
-    read_llir(llir)
     report = Report("k.ttgir", "test", 512)
     _deep(lambda: check_lowering(llir, "k.llir", report, 4, kernels=["k"], races=True))
+    return report
+
+
+def test_named_barriers_are_not_judged() -> None:
+    report = _store_then_load("  tail call void @llvm.nvvm.barrier.cta.sync.aligned(i32 1, i32 64)",
+                              "declare void @llvm.nvvm.barrier.cta.sync.aligned(i32, i32)")  # fmt: skip
     assert not _races(report)
     assert any(n.kind == "race.unjudged" and "named or counted barriers" in n.message
                for n in report.notes), report.notes  # fmt: skip
 
 
-def test_a_store_by_every_thread_to_one_word_races() -> None:
-    pytest.importorskip("llvmlite")
-    from alias_spec.plan.llir import check_lowering
-    from alias_spec.plan.plan import Report
+def test_a_cta_barrier_orders_them() -> None:
+    report = _store_then_load("  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)",
+                              "declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)")  # fmt: skip
+    assert not _races(report) and report.status == "clean", report.notes
 
-    llir = """@global_smem = external addrspace(3) global [0 x i8], align 16
-define ptx_kernel void @k(ptr addrspace(1) %0) "nvvm.reqntid"="128" {
-  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %p = getelementptr float, ptr addrspace(3) @global_smem, i32 %t
-  store float 1.0, ptr addrspace(3) %p, align 4
-  %q = getelementptr float, ptr addrspace(3) @global_smem, i32 5
-  %v = load float, ptr addrspace(3) %q, align 4
-  ret void
-}
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-"""
-    report = Report("k.ttgir", "test", 512)
-    _deep(lambda: check_lowering(llir, "k.llir", report, 4, kernels=["k"], races=True))
+
+def test_a_store_by_every_thread_to_one_word_races() -> None:
+    report = _store_then_load("")
     found = _races(report)
     assert len(found) == 1 and found[0].values["byte"] in range(20, 24)
     # thread 5 stores element 5; the reader is any other thread
