@@ -16,6 +16,7 @@ from typing import Any
 
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.facts import elem_bytes
+from alias_spec.model.memdesc import format_memdesc
 
 SPACE = "#ttg.shared_memory"
 MODULE_ATTRS = (
@@ -44,13 +45,8 @@ def nv(swizzle: int, bits: int, transposed: bool = False) -> str:
 def md(
     shape: list[int], dtype: str, layout: str, mutable: bool = True, alloc: list[int] | None = None
 ) -> str:
-    dims = "x".join(str(d) for d in shape)
-    parts = [f"{dims}x{dtype}", layout, SPACE]
-    if mutable:
-        parts.append("mutable")
-    if alloc is not None and alloc != shape:
-        parts.append("x".join(str(d) for d in alloc))
-    return "!ttg.memdesc<" + ", ".join(parts) + ">"
+    """A shared memdesc type (the model's one printer)."""
+    return format_memdesc(shape, dtype, layout, SPACE, mutable, alloc)
 
 
 def case(kind: str, op: str, src: str, res: str, **extra: Any) -> dict[str, Any]:
