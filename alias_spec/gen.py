@@ -12,12 +12,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 # Folders every file of which gen writes: a file there that it does not write is stale.
-OWNED = ("solver",)
+# compiler_patch/ is gen's but for its hand-written testbed/ (gen_patch.OWNED lists the rest).
+OWNED = (
+    "solver",
+    "compiler_patch/verifier",
+    "compiler_patch/ods",
+    "compiler_patch/python",
+    "compiler_patch/test",
+)
 
 
 def _targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
     """(path relative to ``root``, generator) for every generated file."""
-    from alias_spec.backends import gen_cpp, gen_mlir, gen_python, gen_recipes, gen_smt
+    from alias_spec.backends import gen_cpp, gen_mlir, gen_patch, gen_python, gen_recipes, gen_smt
     from alias_spec.docgen import gen_docs
 
     return [
@@ -26,6 +33,7 @@ def _targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
         ("alias_spec/generated/MemDescAliasOpVerify.cpp", gen_mlir.generate),
         ("alias_spec/generated/recipes.py", gen_recipes.generate),
         *gen_smt.targets(root),  # solver/: the rules, profiles and theorems as SMT-LIB 2
+        *gen_patch.targets(root),  # compiler_patch/: what a FlagTree maintainer applies
         *gen_docs.targets(root),  # the docs site's generated pages
     ]
 
@@ -33,6 +41,7 @@ def _targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
 def run(check: bool, root: Path) -> int:
     """Write (or with ``check`` compare) every artifact under ``root``; 1 when any is stale,
     2 (one line on stderr) when ``root`` or a stored input there cannot be read."""
+    from alias_spec.backends.gen_patch import PatchInputError
     from alias_spec.docgen.gen_docs import InputError
 
     if not root.is_dir():
@@ -63,7 +72,7 @@ def run(check: bool, root: Path) -> int:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text)
                 print(f"wrote {rel}")
-    except InputError as exc:
+    except (InputError, PatchInputError) as exc:
         print(f"alias-spec: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a target that cannot be written (a folder in its place, ...)
