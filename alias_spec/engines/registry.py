@@ -10,14 +10,22 @@ lazily: naming one imports nothing heavy (the command line starts without z3).
 - ``cpp``: the generated C++ header through the compiled harness (``cpp_engine``); its
   domain is int64 facts. It needs a working C++ compiler: without one, ``get("cpp")`` raises
   EngineUnavailable with one line saying what to install.
+
+Engines that judge whole requests (types, not facts) are listed apart, in ``REQUEST_NAMES``:
+
+- ``mlir``: the generated verifier built against real MLIR 19 in ``compiler_patch/``'s
+  testbed and run on each request written as IR (``mlir_engine``); without MLIR 19,
+  ``request_engine("mlir")`` raises EngineUnavailable with the apt-get line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Protocol
+from typing import Any, Protocol
 
+from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import Facts
 from alias_spec.model.verdict import Verdict
 
@@ -67,6 +75,27 @@ def _cpp() -> Engine:
     return judge
 
 
+class RequestEngine(Protocol):
+    """Judges requests under one profile: per request, the violated rule ids, or the
+    RequestError saying why it is malformed or outside the engine's domain."""
+
+    def __call__(self, requests: Sequence[Any], profile: str) -> list[list[str] | RequestError]: ...
+
+
+def _mlir() -> RequestEngine:
+    from alias_spec.engines.mlir_engine import MlirEngineError, driver, judge
+
+    try:
+        binary = driver()  # built once (cached by its sources' hash)
+    except MlirEngineError as exc:
+        raise EngineUnavailable("mlir", _first_line(str(exc)), remedy("mlir")) from None
+
+    def run(requests: Sequence[Any], profile: str) -> list[list[str] | RequestError]:
+        return judge(requests, profile, binary)
+
+    return run
+
+
 # What the C++ engine needs, said where it is missing.
 CPP_INSTALL = (
     "install a C++17 compiler (g++ or clang++) or set CXX to one; the python engine needs none"
@@ -87,6 +116,8 @@ _LOADERS: dict[str, Callable[[], Engine]] = {
     "cpp": _cpp,
 }
 NAMES: tuple[str, ...] = tuple(_LOADERS)
+_REQUEST_LOADERS: dict[str, Callable[[], RequestEngine]] = {"mlir": _mlir}
+REQUEST_NAMES: tuple[str, ...] = tuple(_REQUEST_LOADERS)
 # ``alias-spec check``'s engine: the generated Python checks judge in microseconds; z3 (seconds
 # per hundred requests) still gives the fixes and implications, whatever the engine.
 DEFAULT = "python"
@@ -106,6 +137,8 @@ class EngineUnavailable(RuntimeError):
 
 def remedy(name: str) -> str:
     """What to do about an engine that cannot run here."""
+    if name == "mlir":
+        return "or set ALIAS_SPEC_MLIR_OPT to a built tle-alias-opt; the other engines need none"
     return CPP_INSTALL if name == "cpp" else f"choose another engine than {name}"
 
 
@@ -116,6 +149,10 @@ def unavailable(name: str) -> str | None:
 
         if compiler() is None:
             return no_compiler()
+    if name == "mlir":
+        from alias_spec.engines.mlir_engine import ENV, missing
+
+        return None if os.environ.get(ENV) else missing()
     return None
 
 
@@ -126,4 +163,15 @@ def get(name: str) -> Engine:
     loader = _LOADERS.get(name)
     if loader is None:
         raise UnknownEngine(f"unknown engine {name!r}; choose one of {', '.join(NAMES)}")
+    return loader()
+
+
+@cache
+def request_engine(name: str) -> RequestEngine:
+    """The request-level engine called ``name``, like :func:`get`."""
+    loader = _REQUEST_LOADERS.get(name)
+    if loader is None:
+        raise UnknownEngine(
+            f"unknown request engine {name!r}; choose one of {', '.join(REQUEST_NAMES)}"
+        )
     return loader()
