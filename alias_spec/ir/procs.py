@@ -6,7 +6,8 @@ tests). A parent killed by SIGKILL cannot stop them: without more they run on un
 Linux the kernel's parent-death signal (``prctl(PR_SET_PDEATHSIG)``) ends a child when the
 thread that forked it exits; elsewhere a daemon thread watches the parent's id. Here (the
 lowest layer that may import nothing of the spec) so that every layer that starts processes
-can use it.
+can use it. ``plan/worker.py`` keeps its own copy of ``die_with_parent`` on purpose: it runs
+in other releases' interpreters, where this package is not installed.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ _CTA_ASM = re.compile(r"^\s*(?:bar|barrier)(?:\.cta)?\.sync(?:\.aligned)?\s+0\s*
 # atomics.
 _READS = ("load", "call @llvm.nvvm.ldmatrix", "asm ld.shared", "asm ldmatrix")
 _WRITES = ("store", "call @llvm.nvvm.stmatrix", "asm st.shared", "asm stmatrix")
-_ATOMICS = ("atomic", "asm atom.shared", "asm red.shared", "asm atom", "asm red")
+_ATOMICS = ("atomic", "asm atom", "asm red")  # prefixes: .shared forms included
 
 
 @dataclass(frozen=True)
@@ -176,12 +176,12 @@ class _Pair:
 _CAP = 8  # groups counted past an access's own (a wait leaves at most a few pending)
 
 
-def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int]) -> list[_Pair]:
+def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
+              loops: set[tuple[int, int]]) -> list[_Pair]:  # fmt: skip
     """Every pair of parties with a path from the first to the second that no barrier orders:
     none between them, or, from an asynchronous access, none after the wait that retires it
     (while it is in flight, barriers do not order it)."""
     where = {i: (b.index, k) for b in fn.blocks for k, i in enumerate(b.instructions)}
-    loops = back_edges(fn)
     headers = {n for _, n in loops}
     steps: dict[tuple[int, _Group], int | None] = {}
     out: list[_Pair] = []
@@ -379,7 +379,8 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  f"generic writes and asynchronous reads ({a.kind} at LLVM IR "
                                  f"line {a.line}) are not judged", a.line, a.column,
                                  fn.name))  # fmt: skip
-    pairs = [p for p in unordered(fn, at, barriers) if _conflict(p)]
+    loops = back_edges(fn)
+    pairs = [p for p in unordered(fn, at, barriers, loops) if _conflict(p)]
     if len(pairs) > MAX_PAIRS:
         report.notes.append(Note("race.unjudged", f"{where}: {len(pairs)} unordered pairs of "
                                  f"shared accesses; the first {MAX_PAIRS} judged", fn.line, 1,
@@ -387,7 +388,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         pairs = pairs[:MAX_PAIRS]
     # Loop counters: the phis of loop headers. Triton's loops are uniform (their bounds are
     # scalars), so in one iteration every thread sees one value of each.
-    headers = {n for _, n in back_edges(fn)}
+    headers = {n for _, n in loops}
     counters = frozenset(ins.name or f"%{ins.index}" for ins in fn.instructions
                          if ins.opcode == "phi" and ins.block in headers)  # fmt: skip
     undecided: list[_Pair] = []
