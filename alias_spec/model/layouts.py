@@ -101,14 +101,18 @@ class Layout:
         return what
 
 
-def axes_of(lay: Layout | None, alloc: list[int], bits: int) -> list[Axis] | None:
+def axes_of(
+    lay: Layout | None, alloc: list[int], bits: int, view_rank: int | None = None
+) -> list[Axis] | None:
     """Where the layout puts an allocation of shape ``alloc`` (``bits``-wide elements): its
     axes, slowest first (``physical.Axis``); None for row-major or a layout whose placement the
     spec does not model. A swizzled layout orders the dims it covers by ``order`` (fastest
     first), an NVMMA one makes its contiguous dim (the second-to-last when transposed) fastest,
     cut into blocks of one swizzle row (``swizzlingByteWidth`` bytes of ``elementBitWidth``-
     wide elements) that lie after all rows of the block before. Dims a layout leaves out are
-    slowest, in order. The swizzle inside a row is below this model."""
+    slowest, in order, and so are an NVMMA allocation's dims before the last ``view_rank`` (the
+    buffers a view of that rank is indexed out of). The swizzle inside a row is below this
+    model."""
     n = len(alloc)
     if lay is None or not lay.placement_known or n < 1:
         return None
@@ -119,14 +123,17 @@ def axes_of(lay: Layout | None, alloc: list[int], bits: int) -> list[Axis] | Non
         pad = n - rank
         order = [d + pad for d in lay.order] or list(range(n - 1, pad - 1, -1))
         return [(d, 1, alloc[d]) for d in range(pad)] + [(d, 1, alloc[d]) for d in order[::-1]]
-    if n < 2:
-        return None
+    # Dims before the view's are buffers (Triton indexes them at the dense stride of the rest).
+    covered = n if view_rank is None else min(n, view_rank)
+    if covered < 2:
+        return None  # one dim: row-major
     fast, rows = (n - 2, n - 1) if lay.transposed else (n - 1, n - 2)
     lead = [(d, 1, alloc[d]) for d in range(n) if d not in (fast, rows)]
     width = alloc[fast]
     ebytes = elem_bytes(lay.elem_bits or bits)
     block = lay.swizzle_bytes // ebytes if lay.swizzle_bytes and ebytes else 0
-    if 0 < block < width and width % block == 0:
+    # With one row the blocks lie end to end: the dim is dense.
+    if 0 < block < width and width % block == 0 and alloc[rows] > 1:
         return lead + [(fast, block, width // block), (rows, 1, alloc[rows]), (fast, 1, block)]
     return lead + [(rows, 1, alloc[rows]), (fast, 1, width)]
 

@@ -250,7 +250,7 @@ def _source_geometry(
             )
     # The layout's order and NVMMA blocks decide which bytes a subview covers: a row slice
     # of a column-major buffer is one run per column, not one dense run.
-    return footprint(dims, alloc_i, offsets, axes_of(layout, alloc_i, bits)).facts()
+    return footprint(dims, alloc_i, offsets, axes_of(layout, alloc_i, bits, len(dims))).facts()
 
 
 def parse_request(obj: Any) -> Request:
@@ -455,7 +455,7 @@ def _subslice_physical(
     views = src.get("view_offsets") if alloc_ok else None
     view_offsets = list(views) if views else [0] * len(alloc)
     dst = [int(d) for d in res_shape]  # type: ignore[arg-type]
-    axes = axes_of(src_layout, alloc, int(facts["src_bits"]))
+    axes = axes_of(src_layout, alloc, int(facts["src_bits"]), len(shape))
     try:
         first, last, run = subslice_span(shape, alloc, view_offsets, list(offsets), dst, axes)
     except RequestError as exc:

@@ -14,6 +14,7 @@ from math import prod
 from alias_spec.model import physical
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import CONSTANTS, Facts, elem_bytes
+from alias_spec.model.layouts import Layout, axes_of
 from alias_spec.model.physical import (
     DEFAULT_ALIGNMENT,
     Footprint,
@@ -44,6 +45,13 @@ class LayoutInfo:
     alignment: int = DEFAULT_ALIGNMENT
     padding: tuple[tuple[int, int], ...] = ()  # a padded layout's (interval, padding) pairs
     unsized: str = ""  # why the physical model cannot size a buffer of it ("": it can)
+    # The same layout as the model reads it (swizzled and NVMMA only): where its bytes lie.
+    model: Layout | None = None
+
+    def axes(self, block: tuple[int, ...], bits: int, view_rank: int) -> list[physical.Axis] | None:
+        """The layout's placement of a block holding views of ``view_rank`` dims
+        (``layouts.axes_of``); None: dense row-major."""
+        return axes_of(self.model, list(block), bits, view_rank)
 
     @property
     def swizzle_repeat(self) -> int:
@@ -79,21 +87,30 @@ def _layout_info(layout: object) -> LayoutInfo:
     name = type(layout).__name__
     if name == "NVMMASharedLayout":
         fp4 = bool(getattr(layout, "fp4_padded", False))
+        rank, swizzle = int(layout.rank), int(layout.swizzle_byte_width)  # type: ignore[attr-defined]
+        transposed, bits = bool(layout.transposed), int(layout.element_bitwidth)  # type: ignore[attr-defined]
         return LayoutInfo(
             "nvmma",
-            int(layout.rank),  # type: ignore[attr-defined]
-            swizzle_bytes=int(layout.swizzle_byte_width),  # type: ignore[attr-defined]
-            row_major=not bool(layout.transposed),  # type: ignore[attr-defined]
-            bits=int(layout.element_bitwidth),  # type: ignore[attr-defined]
+            rank,
+            swizzle_bytes=swizzle,
+            row_major=not transposed,
+            bits=bits,
             unsized="an fp4-padded NVMMA layout is not sized by the physical model" if fp4 else "",
+            model=None
+            if fp4
+            else Layout(
+                "nvmma", swizzle, rank=rank, transposed=transposed, elem_bits=bits
+            ),  # fmt: skip
         )
     if name == "SwizzledSharedLayout":
-        order = list(layout.order)  # type: ignore[attr-defined]
+        order = [int(d) for d in layout.order]  # type: ignore[attr-defined]
+        max_phase = int(layout.max_phase)  # type: ignore[attr-defined]
         return LayoutInfo(
             "swizzled",
             len(order),
-            max_phase=int(layout.max_phase),  # type: ignore[attr-defined]
+            max_phase=max_phase,
             row_major=order == sorted(order, reverse=True),
+            model=Layout("swizzled", rank=len(order), order=tuple(order), max_phase=max_phase),
         )
     if name == "SharedLinearLayout":
         # Triton accepts only offset bases bijective onto the shape (zero bases aside), so the
@@ -116,12 +133,16 @@ def pow2_part(n: int) -> int:
 
 
 def footprint(
-    shape: tuple[int, ...], block: tuple[int, ...], offsets: tuple[int, ...]
+    shape: tuple[int, ...],
+    block: tuple[int, ...],
+    offsets: tuple[int, ...],
+    axes: list[physical.Axis] | None = None,
 ) -> Footprint:
-    """The runs a view of ``shape`` at ``offsets`` covers in a dense row-major ``block``: the
-    spec's physical model, with its one error as a PlaceError."""
+    """The runs a view of ``shape`` at ``offsets`` covers in ``block`` placed on ``axes`` (the
+    layout's; None: dense row-major): the spec's physical model, with its errors as a
+    PlaceError."""
     try:
-        return physical.footprint(list(shape), list(block), list(offsets))
+        return physical.footprint(list(shape), list(block), list(offsets), axes)
     except RequestError as exc:
         raise PlaceError(exc.problem) from None
 
@@ -173,10 +194,9 @@ class Place:
         return Place(0, max(align, 1), block, None, layout, elem_bytes, False, (note,))
 
     def start_bytes(self, shape: tuple[int, ...]) -> int:
-        return (
-            footprint(shape, self.block, self.offsets or (0,) * len(self.block)).start
-            * self.elem_bytes
-        )
+        offsets = self.offsets or (0,) * len(self.block)
+        axes = self.layout.axes(self.block, 8 * self.elem_bytes, len(shape))
+        return footprint(shape, self.block, offsets, axes).start * self.elem_bytes
 
     def index(self, shape: tuple[int, ...], i: int | None) -> Place | None:
         """The place of ``view.index(i)`` (``i`` None when it is a runtime value)."""
@@ -306,7 +326,12 @@ def alias_facts(
         align=p.align,
     )
     # A source whose element count passes int64 has no footprint (as for a request).
-    fp = footprint(src.shape, p.block, p.offsets or (0,) * len(p.block)) if src_static else None
+    axes = p.layout.axes(p.block, src.bits, len(src.shape))
+    fp = (
+        footprint(src.shape, p.block, p.offsets or (0,) * len(p.block), axes)
+        if src_static
+        else None
+    )
     facts.update(fp.facts() if fp is not None else physical.EMPTY.facts())
     if fp is not None and res_static and off_int:
         _padding_fits(fp, src.bits, res_elems, res_bits, res_layout, int(off))  # type: ignore[call-overload]
