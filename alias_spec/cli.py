@@ -283,7 +283,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
                 raise BrokenPipeError
     took = time.perf_counter() - start
     if args.json:
-        measured = {"seconds": round(took, 1), **_solver_versions(solvers),
+        measured = {"seconds": round(took, 3), **_solver_versions(solvers),
                     "cpus": os.cpu_count()}  # fmt: skip
         _out(json.dumps({"theorems": [o.to_json() for o in outcomes], "measured": measured},
                         indent=1))  # fmt: skip
