@@ -5,8 +5,8 @@ program prints for it, and what cvc5 answers (its command-line program where one
 the cvc5 wheel ships none, so its own SMT-LIB reader through the wheel's bindings, which runs no
 code of ours). The expectations are checked against the outcomes ``alias-spec prove`` recorded
 (docs/data/theorems.json), not only against the generator. The fast tier checks a sample (a z3
-start costs about a second here); the full tier every file: about 10 minutes per solver on two
-cores.
+start costs about a second here); the full tier every file, but for three that cvc5's reader
+takes 8 to 19 minutes each over (``CVC5_TOO_SLOW``): a few minutes per solver on two cores.
 """
 
 from __future__ import annotations
@@ -40,6 +40,14 @@ FAST = (
     "theorems/independent.flagtree.alias.range.fits.smt2",
 )
 TIMEOUT_S = 1800  # cvc5 needs minutes on a loaded 2-core machine for the compose theorems
+# Files cvc5's reader decides only after 8 to 19 minutes each on two cores (measured: it ran
+# past CI's limit). The z3 program checks them here, and both solvers prove the same theorems
+# in-process in tests/test_theorems.py and tests/test_triton_profiles.py (their "all" tiers).
+CVC5_TOO_SLOW = (
+    "theorems/compose_from_allocation.safe.smt2",
+    "theorems/recipe_index.triton-3.8.smt2",
+    "theorems/recipe_view.triton-3.8.smt2",
+)
 
 
 def expected(path: Path) -> list[str]:
@@ -136,14 +144,25 @@ def _z3(path: Path) -> list[str]:
     return _run_program(program, path)
 
 
-def _params(fast: bool) -> list[object]:
+def _params(fast: bool, leave_out: tuple[str, ...] = ()) -> list[object]:
     if fast:
         return [pytest.param(SOLVER / f, id=f) for f in FAST]
     return [
         pytest.param(p, id=p.relative_to(SOLVER).as_posix(), marks=pytest.mark.slow)
         for p in FILES
-        if p.relative_to(SOLVER).as_posix() not in FAST
+        if p.relative_to(SOLVER).as_posix() not in FAST + leave_out
     ]
+
+
+def test_files_left_to_in_process_proofs_exist_and_are_proved_there() -> None:
+    from alias_spec.semantics import triton_theorems
+    from alias_spec.semantics.theorems import all_theorems
+
+    ids = {t.id for t in all_theorems()} | {t.id for t in triton_theorems.all_theorems()}
+    for rel in CVC5_TOO_SLOW:
+        assert (SOLVER / rel).is_file() and rel.removeprefix("theorems/").removesuffix(
+            ".smt2"
+        ) in ids
 
 
 @pytest.mark.parametrize("path", _params(True) + _params(False))
@@ -151,7 +170,7 @@ def test_z3_program_answers_as_expected(path: Path) -> None:
     assert _z3(path) == expected(path)
 
 
-@pytest.mark.parametrize("path", _params(True) + _params(False))
+@pytest.mark.parametrize("path", _params(True) + _params(False, CVC5_TOO_SLOW))
 def test_cvc5_answers_as_expected(path: Path) -> None:
     try:
         import cvc5  # noqa: F401
