@@ -20,7 +20,10 @@ from alias_spec.model.interp import violated
 ROOT = Path(__file__).resolve().parent.parent
 # What `alias-spec gen` reads under its root besides the catalogue: the hand-written guide its
 # recipes section goes into, the solved examples and the prover's results.
-INPUTS = ("docs/guides/lowering-recipes.md", "docs/data/examples.json", "docs/data/theorems.json")
+INPUTS = ("docs/guides/lowering-recipes.md", "docs/data/examples.json", "docs/data/theorems.json",
+          "tests/compat/requests.json")  # fmt: skip
+# ... and the stored cases compiler_patch/'s lit tests are written from.
+CASES = "tests/cases"
 HEADER_LINE = "Generated from the tle-alias-spec rule catalogue by `alias-spec gen`."
 MINE = (
     "alias_spec/generated/alias_rules.h",
@@ -44,7 +47,14 @@ def _inputs(root: Path) -> Path:
     for rel in INPUTS:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / rel, root / rel)
+    shutil.copytree(ROOT / CASES, root / CASES)
     return root
+
+
+def _copy(copy: Path) -> None:
+    """Every generated folder and what gen reads, under ``copy``."""
+    for rel in ("docs", "alias_spec/generated", "solver", "compiler_patch", CASES, "tests/compat"):
+        shutil.copytree(ROOT / rel, copy / rel)
 
 
 def test_a_modified_or_missing_file_is_stale(
@@ -77,9 +87,7 @@ def test_a_file_left_under_solver_is_stale(tmp_path: Path) -> None:
     # solver/ is generated whole: a file gen no longer writes (a removed rule's) is reported,
     # and a plain gen removes it.
     copy = tmp_path / "copy"
-    shutil.copytree(ROOT / "docs", copy / "docs")
-    shutil.copytree(ROOT / "alias_spec" / "generated", copy / "alias_spec" / "generated")
-    shutil.copytree(ROOT / "solver", copy / "solver")
+    _copy(copy)
     left = copy / "solver" / "rules" / "alias.removed.smt2"
     left.write_text("(check-sat)\n")
     assert gen.run(check=True, root=copy) == 1
@@ -91,9 +99,7 @@ def test_check_runs_on_a_copy_from_another_directory(tmp_path: Path) -> None:
     # Generated files are compared under --root, wherever the command runs: nothing is read
     # from the package's own location (an installed package has no docs/ beside it).
     copy, elsewhere = tmp_path / "copy", tmp_path / "elsewhere"
-    shutil.copytree(ROOT / "docs", copy / "docs")
-    shutil.copytree(ROOT / "alias_spec" / "generated", copy / "alias_spec" / "generated")
-    shutil.copytree(ROOT / "solver", copy / "solver")
+    _copy(copy)
     elsewhere.mkdir()
     r = _gen(elsewhere, "--check", "--root", "../copy")
     assert r.returncode == 0, r.stderr
@@ -104,13 +110,15 @@ def test_check_runs_on_a_copy_from_another_directory(tmp_path: Path) -> None:
     assert not (elsewhere / "docs").exists() and not (elsewhere / "alias_spec").exists()
 
 
-@pytest.mark.parametrize("broken", ["no root", "no guide", "bad examples"])
+@pytest.mark.parametrize("broken", ["no root", "no guide", "bad examples", "no cases"])
 def test_an_unreadable_root_is_one_line_and_exit_2(tmp_path: Path, broken: str) -> None:
     root = _inputs(tmp_path / "root")
     if broken == "no root":
         shutil.rmtree(root)
     elif broken == "no guide":
         (root / INPUTS[0]).unlink()
+    elif broken == "no cases":
+        shutil.rmtree(root / CASES)
     else:
         (root / INPUTS[1]).write_text("[1, 2")
     r = _gen(tmp_path, "--check", "--root", str(root))

@@ -354,10 +354,8 @@ def _verdicts(expect: Any, not_judged: Any) -> dict[str, list[str]]:
 
 def flagtree_lit_cases(root: Path) -> list[Case]:
     """FlagTree's own tle.memdesc_alias lit cases, as the compat requests record them."""
+    data = _load(root / COMPAT)
     path = root / COMPAT
-    if not path.is_file():
-        return []
-    data = _load(path)
     entries = data.get("requests") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise PatchInputError(f"{path}: expected an object whose 'requests' is a list of objects")
@@ -372,7 +370,9 @@ def stored_cases(root: Path) -> list[Case]:
     """The hand-written cases of tests/cases/, each with its expected verdicts."""
     folder = root / CASES
     out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+    if not folder.is_dir():
+        raise PatchInputError(f"{folder}: missing (the lit tests' cases are read there)")
+    for path in sorted(folder.glob("*.json")):
         case = _load(path)
         if not isinstance(case, dict):
             raise PatchInputError(f"{path}: expected a JSON object")
@@ -618,10 +618,7 @@ def readme(flagtree: Sequence[Case], ours: Sequence[Case]) -> str:
 
 def targets(root: Path) -> list[tuple[str, Callable[[], str]]]:
     """(path relative to the checkout ``root``, generator) for every generated file of
-    ``compiler_patch/``; none for a root without that folder (a bare root with the docs and
-    the package data only). The lit tests' cases are read from ``root``."""
-    if not (root / ROOT).is_dir():
-        return []
+    ``compiler_patch/``. The lit tests' cases are read from ``root``."""
     loaded: dict[str, list[Case]] = {}
 
     def cases(which: str) -> list[Case]:
