@@ -10,34 +10,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from alias_spec.engines import registry
-
-if TYPE_CHECKING:
-    from alias_spec.model.request import Request
-    from alias_spec.model.verdict import Verdict
+from alias_spec.ir.inputs import MAX_INPUT_BYTES as MAX_INPUT_BYTES
+from alias_spec.ir.inputs import MAX_INPUT_MIB as MAX_INPUT_MIB
 
 DEFAULT_ENGINE = registry.DEFAULT
-# The most any command reads from a file or stdin: far above any request list or TTGIR dump,
-# and it stops an endless input (/dev/zero, a runaway pipe) before it fills the memory.
-MAX_INPUT_MIB = 64
-MAX_INPUT_BYTES = MAX_INPUT_MIB * 2**20
-
-
-def judge(req: Request, profile: str, engine: str = DEFAULT_ENGINE, fixes: bool = True) -> Verdict:
-    """``alias-spec check``'s verdict on one parsed request: the engine named ``engine`` (see
-    ``alias_spec.engines.registry``), the rules it could not judge, z3's fixes."""
-    from alias_spec.semantics.verdict import judge as judge_with
-
-    return judge_with(req, profile, registry.get(engine), fixes)
-
-
-def implications(req: Request, verdict: Verdict) -> dict[str, str]:
-    """Violated rule -> the earlier violated rule that implies it on this request."""
-    from alias_spec.semantics.verdict import implications as implied
-
-    return implied(req, verdict)
+judge = registry.judge  # alias-spec check's verdict on one parsed request, by engine name
+implications = registry.implications
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,17 +10,18 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from alias_spec.api import DEFAULT_ENGINE, MAX_INPUT_BYTES, MAX_INPUT_MIB
-
-# Importable from here before 0.2.0 (an engine by name); kept for one release.
-from alias_spec.api import implications as implications
-from alias_spec.api import judge as judge
 from alias_spec.commands import DESCRIPTION, EPILOG, PROG, SUMMARY, version_line
 from alias_spec.commands import EXAMPLE as EXAMPLE  # importable from here, as before
 from alias_spec.engines import registry
 from alias_spec.engines.cpp_engine import CppEngineError
+from alias_spec.engines.registry import DEFAULT as DEFAULT_ENGINE
 from alias_spec.engines.registry import NAMES as ENGINES
 from alias_spec.engines.registry import EngineUnavailable
+
+# Importable from here before 0.2.0 (an engine by name); kept for one release.
+from alias_spec.engines.registry import implications as implications
+from alias_spec.engines.registry import judge as judge
+from alias_spec.ir.inputs import MAX_INPUT_BYTES, MAX_INPUT_MIB, InputError, read_text, shown
 from alias_spec.model.catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, rules_for
 from alias_spec.model.errors import RequestError, one_line
 from alias_spec.model.request import Request, load_requests
@@ -35,51 +36,18 @@ class UsageError(Exception):
     """Bad input: printed as one line on stderr, exit status 2."""
 
 
-def _read_bounded(stream: IO[Any], limit: int) -> str | bytes | None:
-    """Everything ``stream`` holds, read a chunk at a time; None once it exceeds ``limit``
-    (bytes, or characters for a text stream without a byte buffer)."""
-    chunks: list[Any] = []
-    size = 0
-    while True:
-        chunk = stream.read(_CHUNK)
-        if not chunk:
-            break
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    if chunks and isinstance(chunks[0], bytes):
-        return b"".join(chunks)
-    return "".join(chunks)
-
-
 def _input_name(path: str) -> str:
     """How an error names the input: its path, or ``input`` for stdin."""
-    return "input" if path == "-" else path
+    return shown(path)
 
 
 def _read(path: str, limit: int = MAX_INPUT_BYTES) -> str:
-    """The UTF-8 text of a file, or of stdin for ``-``, at most ``limit`` bytes; anything else
-    (missing, unreadable, too large, not UTF-8) is a UsageError naming the input."""
-    name = _input_name(path)
+    """The UTF-8 text of a file, or of stdin for ``-`` (``ir.inputs``); a UsageError naming
+    the input when it cannot be read."""
     try:
-        if path == "-":
-            if sys.stdin is None:
-                raise UsageError(f"{name}: cannot read: stdin is closed")
-            data = _read_bounded(getattr(sys.stdin, "buffer", sys.stdin), limit)
-        else:
-            with open(path, "rb") as fh:
-                data = _read_bounded(fh, limit)
-    except OSError as exc:
-        raise UsageError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if data is None:
-        raise UsageError(f"{name}: larger than the {limit / 2**20:g} MiB input limit")
-    if isinstance(data, str):
-        return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(f"{name}: not UTF-8 text") from None
+        return read_text(path, limit)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _printable(text: str, stream: IO[str]) -> str:

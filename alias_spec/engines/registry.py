@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import Facts
+from alias_spec.model.request import Request
 from alias_spec.model.verdict import Verdict
 
 
@@ -175,3 +176,18 @@ def request_engine(name: str) -> RequestEngine:
             f"unknown request engine {name!r}; choose one of {', '.join(REQUEST_NAMES)}"
         )
     return loader()
+
+
+def judge(req: Request, profile: str, engine: str = DEFAULT, fixes: bool = True) -> Verdict:
+    """``alias-spec check``'s verdict on one parsed request: the engine named ``engine``, the
+    rules it could not judge, z3's fixes."""
+    from alias_spec.semantics.verdict import judge as judge_with
+
+    return judge_with(req, profile, get(engine), fixes)
+
+
+def implications(req: Request, verdict: Verdict) -> dict[str, str]:
+    """Violated rule -> the earlier violated rule that implies it on this request."""
+    from alias_spec.semantics.verdict import implications as implied
+
+    return implied(req, verdict)

@@ -20,7 +20,6 @@ import json
 import sys
 from dataclasses import dataclass, field, replace
 from math import prod
-from pathlib import Path
 from typing import Any
 
 from alias_spec.ir import report as out
@@ -739,20 +738,16 @@ def main(path: str, profile: str, fmt: str) -> int:
     """Lint one dump; exit status as ``exit_status`` (2 unreadable input: one line on stderr in the
     command line's style, ``alias-spec: error: WHERE: problem``; WHERE is the file, ``input``
     for stdin, or the option at fault)."""
-    name = "input" if path == "-" else path
+    from alias_spec.ir.inputs import InputError, read_text, shown
+
+    name = shown(path)
     if profile not in PROFILES:
         _error(f"--profile: unknown profile {profile!r}")
         return 2
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        _error(f"{name}: cannot read: {exc.strerror or exc}")
-        return 2
-    except UnicodeDecodeError:
-        _error(f"{name}: not UTF-8 text")
+        text = read_text(path)  # bounded, as every command's input
+    except InputError as exc:
+        _error(str(exc))
         return 2
     try:
         report = lint_text(text, path, profile)

@@ -183,7 +183,7 @@ def _error(kernel: KernelFiles, message: str, start: float) -> KernelVerdict:
 
 def judge_files(kernel: KernelFiles, python: str | None = None) -> KernelVerdict:
     """Read a kernel's files and judge them (``judge_texts``)."""
-    from alias_spec.plan.cli import read_input
+    from alias_spec.ir.inputs import read_text as read_input
 
     start = time.perf_counter()
     try:
@@ -362,7 +362,7 @@ def judge_on_ray(
 
     _probe(address)
 
-    from alias_spec.plan.cli import read_input
+    from alias_spec.ir.inputs import read_text as read_input
 
     try:
         ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False,

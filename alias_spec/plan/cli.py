@@ -6,9 +6,10 @@ import argparse
 import contextlib
 import json
 import sys
-from typing import IO, Any
+from typing import Any
 
-MAX_INPUT_BYTES = 64 * 2**20  # far above any dump; stops an endless input
+from alias_spec.ir.inputs import read_text
+from alias_spec.ir.inputs import shown as _shown
 
 HELP = """\
 Check the shared-memory plan a Triton release makes for a compiled kernel, and (with --llir)
@@ -37,30 +38,10 @@ kernel with findings, 3 none but some partial or not judged, 2 no kernel in it (
 could be judged)."""
 
 
-def _shown(path: str) -> str:
-    """How a message names the input: its path, or ``input`` for stdin (as every command)."""
-    return "input" if path == "-" else path
-
-
 def read_input(path: str) -> str:
-    """A file's text (or stdin's for ``-``); ValueError with one line when it cannot be read."""
-    name = _shown(path)
-    stream: IO[Any]
-    try:
-        if path == "-":
-            stream = sys.stdin.buffer
-            data = stream.read(MAX_INPUT_BYTES + 1)
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_INPUT_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise ValueError(f"{name}: larger than the 64 MiB input limit")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{name}: not UTF-8 text") from None
+    """A file's text (or stdin's for ``-``); ValueError with one line when it cannot be read
+    (``ir.inputs``, every command's reader)."""
+    return read_text(path)
 
 
 def run(file: str, llir: str | None, python: str | None, fmt: str, races: bool = False) -> int:

@@ -29,6 +29,7 @@ from triton.experimental.gluon.language._core import _unwrap_if_constexpr, built
 from triton.experimental.gluon.language._layouts import SharedLayout
 
 from alias_spec.frontend.tle.args import TLEError, show
+from alias_spec.frontend.tle.core import default_layout, place_alloc, smem
 from alias_spec.frontend.tle.place import layout_info
 from alias_spec.model import reuse
 from alias_spec.model.physical import DEFAULT_ALIGNMENT
@@ -96,8 +97,6 @@ def _fail(problem: str) -> TLEError:
 
 
 def _layout(b: buffer) -> Any:
-    from alias_spec.frontend.tle.gpu import default_layout
-
     if b.layout is None:
         return default_layout(list(b.shape), b.dtype, True)  # shape checked by the caller
     if not isinstance(b.layout, SharedLayout):
@@ -172,8 +171,6 @@ def root_shape(d: reuse.Declarations, total: int) -> tuple[list[int], Any]:
 def alloc_reuse(plan, _semantic=None):
     """One allocation holding every buffer of ``plan`` (a ``tle.gpu.reuse_plan``) where the
     planner placed it; returns a tuple of views, one per buffer, in declaration order."""
-    from alias_spec.frontend.tle.gpu import place_alloc, smem
-
     p = _unwrap_if_constexpr(plan)
     if not isinstance(p, reuse_plan):
         raise _fail(f"plan must be a tle.gpu.reuse_plan, got {show(p)}")
