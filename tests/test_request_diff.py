@@ -108,6 +108,9 @@ def _check_coverage(result: rd.Result, requests: int) -> None:
             assert cov[f"glue {profile}"] >= 0.15 * requests, cov
     else:
         assert glue == result.skipped["glue"]
+    if "verifier" not in result.skipped:  # real MLIR 19 here: a third of requests or more
+        for profile in ("flagtree", "safe"):
+            assert cov[f"verifier {profile}"] >= 0.1 * requests, cov
 
 
 def _check_rule_sides(result: rd.Result) -> None:
@@ -192,13 +195,14 @@ def test_a_wrong_fact_is_caught(path: str) -> None:
     assert got.divergences[0].minimal is not None
 
 
-def test_a_wrong_verdict_is_caught() -> None:
-    status = rd.glue_status()
+@pytest.mark.parametrize("path", ["glue", "verifier"])
+def test_a_wrong_verdict_is_caught(path: str) -> None:
+    status = rd.glue_status() if path == "glue" else rd.verifier_status()
     if status is not None:
         pytest.skip(status)
 
     def inject(p: str, o: rd.Outcome, _req: Any) -> rd.Outcome:
-        if p != "glue":
+        if p != path:
             return o
         return rd.Outcome(verdicts={k: (*v, "alias.range.fits") for k, v in o.verdicts.items()})
 
@@ -212,8 +216,11 @@ def test_a_wrong_verdict_is_caught() -> None:
             },
         )
     ]
+    clean = rd.Runner(rd.Options(shrink=False)).run(items)
+    assert not clean.divergences and sum(v for k, v in clean.coverage.items()
+                                         if k.startswith(path)) == 1  # fmt: skip
     got = rd.Runner(rd.Options(shrink=False, inject=inject)).run(items)
-    assert {(d.right, d.what) for d in got.divergences} == {("glue", "verdict")}
+    assert {(d.right, d.what) for d in got.divergences} == {(path, "verdict")}
 
 
 def test_a_wrong_writer_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,6 +32,10 @@ Paths from input to facts, and what each can express (the rest is counted as not
   A call is never malformed JSON: where JSON is rejected the frontend must refuse the call.
 - ``glue``: the C++ glue (``engines/cpp_glue.py``, when present) judging the JSON request with
   FlagTree's generated verifier; its own domain errors count as not covered.
+- ``verifier``: the same generated verifier inside real MLIR 19 (``engines/mlir_engine.py``,
+  ``compiler_patch/``'s testbed, when MLIR 19 is installed): each request written as IR,
+  parsed and verified by its driver, one run per profile and chunk; a request the op cannot
+  express counts as not covered.
 
 Engines on the reference facts, the registry's (``engines.registry``) in their fast forms
 (``difftest.adapters``): the interpreter rule by rule, memoised per rule, the generated Python,
@@ -71,7 +75,7 @@ from alias_spec.model.physical import DEFAULT_ALIGNMENT, base_alignment
 from alias_spec.model.request import Request, parse_request
 from alias_spec.model.unknown import unjudged_rules
 
-PATHS = ("json", "explicit", "mlir", "lint", "frontend", "glue")
+PATHS = ("json", "explicit", "mlir", "lint", "frontend", "glue", "verifier")
 ENGINES = ("interp", "python", "cpp", "z3")
 FACT_NAMES = tuple(f.name for f in FACTS)
 SPACE_TEXT = {"smem": "#ttg.shared_memory", "tmem": "#ttng.tensor_memory", "global": "#global"}
@@ -707,6 +711,15 @@ def glue_status() -> str | None:
     return None if ok else "cpp_glue.glue_available() is false (no compiler or no build)"
 
 
+def verifier_status() -> str | None:
+    """None when the real-MLIR verifier can be built or found here, else why it is skipped."""
+    from alias_spec.engines import mlir_engine
+
+    if os.environ.get(mlir_engine.ENV):
+        return None
+    return mlir_engine.missing()
+
+
 # How the glue says a request is outside what a tle.memdesc_alias op can express.
 GLUE_DOMAIN = ("outside the glue's domain", "the glue verifies only")
 
@@ -812,6 +825,7 @@ class Options:
     z3_every: int = 0  # judge every n-th request with z3 too (0: never)
     cpp: bool = True
     glue: bool = True
+    verifier: bool = True
     lint: bool = True
     frontend: bool = True
     shrink: bool = True
@@ -842,6 +856,7 @@ class Runner:
         self.python = python_engine()
         self._guards: dict[str, tuple[Any, tuple[str, ...], dict[Any, bool]]] = {}
         self.glue_skip = glue_status() if self.opt.glue else "disabled"
+        self.verifier_skip = verifier_status() if self.opt.verifier else "disabled"
         self.cpp_skip = registry.unavailable("cpp") if self.opt.cpp else "disabled"
 
     def _prepare(self) -> None:
@@ -853,6 +868,13 @@ class Runner:
 
             for profile in getattr(cpp_glue, "GLUE_PROFILES", ()):
                 cpp_glue.build(profile)
+        if self.verifier_skip is None:
+            from alias_spec.engines import mlir_engine
+
+            try:
+                mlir_engine.driver()  # built (or found in its cache) once, before the fork
+            except mlir_engine.MlirEngineError as exc:
+                self.verifier_skip = str(exc).splitlines()[0]
         _gl()
 
     def _guard(self, rule_id: str, facts: Mapping[str, int | bool]) -> bool:
@@ -903,6 +925,10 @@ class Runner:
             self._glue(res, items, refs, start, inject)
         else:
             res.skipped["glue"] = self.glue_skip
+        if self.verifier_skip is None:
+            self._verifier(res, items, refs, start, inject)
+        else:
+            res.skipped["verifier"] = self.verifier_skip
         self._engines(res, items, refs, start, inject)
         return res
 
@@ -967,41 +993,68 @@ class Runner:
             except Exception as exc:  # noqa: BLE001 - a profile the glue does not take
                 res.skipped[f"glue {profile}"] = f"{type(exc).__name__}: {str(exc)[:200]}"
                 continue
-            for i, o in zip(mine, got, strict=True):
-                if o is None:
-                    continue
-                res.coverage[f"glue {profile}"] += 1
-                o = inject("glue", o, items[i][1])
-                ref = refs[i]
-                if (ref.error is None) != (o.error is None):
-                    res.divergences.append(
-                        Divergence(
-                            items[i][0],
-                            items[i][1],
-                            "json",
-                            "glue",
-                            "reject",
-                            {"json": ref.error, "glue": o.error},
-                        )
-                    )
-                    continue
-                if ref.facts is None:
-                    continue
-                # Rules the spec does not judge (Request.unknown) are not compared.
-                skipped = set(unjudged_rules(ref.facts, profile, ref.unknown))
-                want = tuple(r for r in self.interp(ref.facts, profile) if r not in skipped)
-                have = tuple(r for r in o.verdicts.get(profile, ()) if r not in skipped)
-                if sorted(want) != sorted(have):
-                    res.divergences.append(
-                        Divergence(
-                            items[i][0],
-                            items[i][1],
-                            "json",
-                            "glue",
-                            "verdict",
-                            {profile: [list(want), list(have)]},
-                        )
-                    )
+            self._compare_rule_ids(res, "glue", profile, items, refs, mine, got, inject)
+
+    def _verifier(
+        self,
+        res: Result,
+        items: Sequence[tuple[str, Any]],
+        refs: list[Outcome],
+        start: int,
+        inject: Injector,
+    ) -> None:
+        from alias_spec.engines import mlir_engine
+
+        built = [p for p in PROFILES if p in mlir_engine.PROFILES]
+        for profile in PROFILES:
+            if profile not in built:
+                res.skipped[f"verifier {profile}"] = "the verifier is built for " + ", ".join(
+                    mlir_engine.PROFILES
+                )
+        for k, profile in enumerate(built):
+            mine = [i for i in range(len(items)) if (start + i) % len(built) == k]
+            try:
+                judged = mlir_engine.judge([items[i][1] for i in mine], profile)
+            except mlir_engine.MlirEngineError as exc:
+                res.skipped[f"verifier {profile}"] = str(exc).splitlines()[0][:200]
+                continue
+            # A request the op cannot express (or a malformed one) is not covered here.
+            got = [None if isinstance(r, RequestError) else Outcome(verdicts={profile: tuple(r)})
+                   for r in judged]  # fmt: skip
+            self._compare_rule_ids(res, "verifier", profile, items, refs, mine, got, inject)
+
+    def _compare_rule_ids(
+        self,
+        res: Result,
+        path: str,
+        profile: str,
+        items: Sequence[tuple[str, Any]],
+        refs: list[Outcome],
+        mine: list[int],
+        got: list[Outcome | None],
+        inject: Injector,
+    ) -> None:
+        """A generated verifier's rule ids (``got``, for the items ``mine``) against the
+        interpreter's on the reference facts; a rejection only one side makes is a divergence
+        too. Rules the spec does not judge (Request.unknown) are not compared."""
+        for i, o in zip(mine, got, strict=True):
+            if o is None:
+                continue
+            res.coverage[f"{path} {profile}"] += 1
+            o = inject(path, o, items[i][1])
+            ref = refs[i]
+            if (ref.error is None) != (o.error is None):
+                why = {"json": ref.error, path: o.error}
+                res.divergences.append(Divergence(*items[i], "json", path, "reject", why))
+                continue
+            if ref.facts is None:
+                continue
+            skipped = set(unjudged_rules(ref.facts, profile, ref.unknown))
+            want = tuple(r for r in self.interp(ref.facts, profile) if r not in skipped)
+            have = tuple(r for r in o.verdicts.get(profile, ()) if r not in skipped)
+            if sorted(want) != sorted(have):
+                why = {profile: [list(want), list(have)]}
+                res.divergences.append(Divergence(*items[i], "json", path, "verdict", why))
 
     def _engines(
         self,
@@ -1147,6 +1200,7 @@ def shrink(d: Divergence, runner: Runner, budget: int = 300) -> Any:
             z3_every=0,
             cpp=runner.cpp_skip is None,
             glue=runner.glue_skip is None,
+            verifier=runner.verifier_skip is None,
             lint=runner.opt.lint,
             frontend=runner.opt.frontend,
             shrink=False,
