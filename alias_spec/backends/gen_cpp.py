@@ -14,10 +14,8 @@ The trees printed here come from :func:`cpp_trees`; the proof walks the same tre
 
 from __future__ import annotations
 
-from functools import cache
-
 from alias_spec.model import dsl
-from alias_spec.model.catalogue import PROFILES, RULES, compiled, rules_for
+from alias_spec.model.catalogue import Spec, spec
 from alias_spec.model.facts import FACTS
 
 HEADER = (
@@ -58,11 +56,11 @@ def nnf(e: dsl.Expr, negate: bool = False) -> dsl.Expr:
     return dsl.Expr("not", (out,)) if negate else out
 
 
-@cache
-def cpp_trees(rule_id: str) -> tuple[dsl.Expr, dsl.Expr]:
+def cpp_trees(rule_id: str, sp: Spec | None = None) -> tuple[dsl.Expr, dsl.Expr]:
     """(guard, negated formula) exactly as printed into the header: the rule fires when
     both are true, evaluated left to right with short-circuits."""
-    guard, formula = compiled(rule_id)
+    sp = sp or spec()
+    guard, formula = sp.compiled(sp.rule(rule_id))
     return nnf(guard), nnf(formula, negate=True)
 
 
@@ -125,9 +123,10 @@ def _fn(rule_id: str) -> str:
     return "fires_" + rule_id.replace(".", "_")
 
 
-def masks() -> dict[str, int]:
-    index = {r.id: i for i, r in enumerate(RULES)}
-    return {p: sum(1 << index[r.id] for r in rules_for(p)) for p in PROFILES}
+def masks(sp: Spec | None = None) -> dict[str, int]:
+    sp = sp or spec()
+    index = {r.id: i for i, r in enumerate(sp.rules)}
+    return {p: sum(1 << index[r.id] for r in sp.rules_for(p)) for p in sp.profiles}
 
 
 _PRELUDE = """\
@@ -177,10 +176,12 @@ constexpr bool operator!=(Int a, Int b) { return a.v != b.v; }
 """
 
 
-def generate() -> str:
-    if len(RULES) > 64:
+def generate(sp: Spec | None = None) -> str:
+    """The header of ``sp`` (default: the catalogue)."""
+    sp = sp or spec()
+    if len(sp.rules) > 64:
         raise ValueError("profile masks are 64-bit: at most 64 rules")
-    n = len(RULES)
+    n = len(sp.rules)
     out = [HEADER]
     out += [
         "// Alias rules for tle.memdesc_alias / tle.gpu.alloc(alias=...): facts in, violated",
@@ -224,25 +225,25 @@ def generate() -> str:
         "// Catalogue order; also the order of violations returned by check().",
         "enum class RuleId : int {",
     ]
-    out += [f"  {enum_name(r.id)} = {i}," for i, r in enumerate(RULES)]
+    out += [f"  {enum_name(r.id)} = {i}," for i, r in enumerate(sp.rules)]
     out += ["};", "", f"inline constexpr std::size_t kNumRules = {n};", ""]
     out += ["inline constexpr const char *kRuleIds[kNumRules] = {"]
-    out += [f"    {cstr(r.id)}," for r in RULES]
+    out += [f"    {cstr(r.id)}," for r in sp.rules]
     out += ["};", "", "inline constexpr const char *kMessages[kNumRules] = {"]
-    out += [f"    {cstr(r.message)}," for r in RULES]
+    out += [f"    {cstr(r.message)}," for r in sp.rules]
     out += ["};", ""]
     out += ["enum class Profile : int {"]
-    out += [f"  {profile_enum(p)} = {i}," for i, p in enumerate(PROFILES)]
-    out += ["};", "", f"inline constexpr std::size_t kNumProfiles = {len(PROFILES)};", ""]
+    out += [f"  {profile_enum(p)} = {i}," for i, p in enumerate(sp.profiles)]
+    out += ["};", "", f"inline constexpr std::size_t kNumProfiles = {len(sp.profiles)};", ""]
     out += ["inline constexpr const char *kProfileNames[kNumProfiles] = {"]
-    out += [f"    {cstr(p)}," for p in PROFILES]
+    out += [f"    {cstr(p)}," for p in sp.profiles]
     out += [
         "};",
         "",
         "// Bit i set: the profile enforces rule i.",
         "inline constexpr std::uint64_t kProfileMasks[kNumProfiles] = {",
     ]
-    out += [f"    0x{m:x}u,  // {p}" for p, m in masks().items()]
+    out += [f"    0x{m:x}u,  // {p}" for p, m in masks(sp).items()]
     out += [
         "};",
         "",
@@ -254,8 +255,8 @@ def generate() -> str:
         "",
         _PRELUDE,
     ]
-    for r in RULES:
-        guard, fire = cpp_trees(r.id)
+    for r in sp.rules:
+        guard, fire = cpp_trees(r.id, sp)
         body = [f"  return {dsl.render(fire, CPP)};"]
         if guard != dsl.const(True):
             body.insert(0, f"  if (!({dsl.render(guard, CPP)})) return false;")
@@ -268,7 +269,7 @@ def generate() -> str:
         "inline bool fires(RuleId rule, const Facts &f) {",
         "  switch (rule) {",
     ]
-    out += [f"    case RuleId::{enum_name(r.id)}: return {_fn(r.id)}(f);" for r in RULES]
+    out += [f"    case RuleId::{enum_name(r.id)}: return {_fn(r.id)}(f);" for r in sp.rules]
     out += [
         "  }",
         "  return false;",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from alias_spec.backends.gen_cpp import HEADER, cstr
-from alias_spec.model.catalogue import RULES, Rule
+from alias_spec.model.catalogue import Rule, Spec, spec
 from alias_spec.model.facts import CONSTANTS, FACTS
 
 # C++ expression for every fact, over the locals of verifyMemDescAlias.
@@ -68,15 +68,17 @@ VERIFIER_ORDER: tuple[str, ...] = (
 )
 
 
-def verifier_rank() -> list[int]:
-    """Per rule (catalogue order), its place in VERIFIER_ORDER; the rules FlagTree's verifier
-    does not check follow, in catalogue order."""
-    ids = [r.id for r in RULES]
-    unknown = [i for i in VERIFIER_ORDER if i not in ids]
+def verifier_rank(
+    sp: Spec | None = None, verifier_order: tuple[str, ...] = VERIFIER_ORDER
+) -> list[int]:
+    """Per rule (catalogue order), its place in ``verifier_order``; the rules FlagTree's
+    verifier does not check follow, in catalogue order."""
+    ids = [r.id for r in (sp or spec()).rules]
+    unknown = [i for i in verifier_order if i not in ids]
     if unknown:
         raise ValueError(f"gen_mlir.VERIFIER_ORDER names unknown rules {unknown}")
-    rest = [i for i in ids if i not in VERIFIER_ORDER]
-    order = [*VERIFIER_ORDER, *rest]
+    rest = [i for i in ids if i not in verifier_order]
+    order = [*verifier_order, *rest]
     return [order.index(i) for i in ids]
 
 
@@ -388,32 +390,34 @@ _TAIL = """
 """
 
 
-def _alias_facts() -> set[str]:
+def _alias_facts(sp: Spec) -> set[str]:
     """Facts the alias profiles read; the rest describe stock Triton view ops only."""
     from alias_spec.model import dsl
-    from alias_spec.model.catalogue import compiled, rules_for
 
     names: set[str] = set()
     for profile in ("flagtree", "safe"):
-        for r in rules_for(profile):
-            guard, formula = compiled(r.id)
+        for r in sp.rules_for(profile):
+            guard, formula = sp.compiled(r)
             names |= dsl.free_vars(guard) | dsl.free_vars(formula)
     return names
 
 
-def _fact_exprs() -> dict[str, str]:
+def _fact_exprs(sp: Spec) -> dict[str, str]:
     """FACT_EXPR, with neutral values for facts no alias rule reads (this op is an alias:
     OP_ALIAS is 0, and the Triton view facts are off)."""
     out = dict(FACT_EXPR)
-    used = _alias_facts()
+    used = _alias_facts(sp)
     for f in FACTS:
         if f.name not in out and f.name not in used:
             out[f.name] = "false" if f.sort == "bool" else "0"
     return out
 
 
-def generate() -> str:
-    exprs = _fact_exprs()
+def generate(sp: Spec | None = None, verifier_order: tuple[str, ...] = VERIFIER_ORDER) -> str:
+    """The verifier glue of ``sp`` (default: the catalogue), its errors ranked by
+    ``verifier_order`` (FlagTree's own order of checks)."""
+    sp = sp or spec()
+    exprs = _fact_exprs(sp)
     missing = [f.name for f in FACTS if f.name not in exprs]
     extra = sorted(set(exprs) - {f.name for f in FACTS})
     if missing or extra:
@@ -434,7 +438,7 @@ def generate() -> str:
         "//",
         "// Diagnostics it can emit (profile: rule id: text):",
     ]
-    for r in RULES:
+    for r in sp.rules:
         out.append(f"//   {'/'.join(r.profiles)}: {r.id}: {verifier_message(r)}")
         if verifier_message(r) != r.message:
             out.append(f"//     (frontend text: {r.message})")
@@ -447,7 +451,7 @@ def generate() -> str:
         "// FlagTree's verifier text per rule (catalogue order).",
         "constexpr const char *kVerifierMessages[kNumRules] = {",
     ]
-    out += [f"    {cstr(verifier_message(r))}," for r in RULES]
+    out += [f"    {cstr(verifier_message(r))}," for r in sp.rules]
     out += [
         "};",
         "",
@@ -455,7 +459,10 @@ def generate() -> str:
         "// TLE_ALIAS_FIRST_ERROR_ONLY reports the violation that comes first there.",
         "[[maybe_unused]] constexpr std::size_t kVerifierRank[kNumRules] = {",
     ]
-    out += [f"    {rank},  // {r.id}" for r, rank in zip(RULES, verifier_rank(), strict=True)]
+    out += [
+        f"    {rank},  // {r.id}"
+        for r, rank in zip(sp.rules, verifier_rank(sp, verifier_order), strict=True)
+    ]
     out += ["};", "", _HELPERS]
     out.append("  Facts f;")
     out += [f"  f.{fact.name} = {exprs[fact.name]};" for fact in FACTS]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from alias_spec.model import dsl
-from alias_spec.model.catalogue import PROFILES, RULES, compiled, rules_for
+from alias_spec.model.catalogue import Rule, Spec, spec
 from alias_spec.model.facts import FACTS, expand
 
 HEADER = (
@@ -27,19 +27,36 @@ def _fn_name(rule_id: str) -> str:
     return "_rule_" + rule_id.replace(".", "_")
 
 
-def _reads(profile: str) -> tuple[str, ...]:
+def _reads(sp: Spec, profile: str) -> tuple[str, ...]:
     """The facts the profile's rules read (guards, formulas and reported values), in FACTS
     order: what ``check`` validates before judging."""
     names: set[str] = set()
-    for r in rules_for(profile):
-        guard, formula = compiled(r.id)
+    for r in sp.rules_for(profile):
+        guard, formula = sp.compiled(r)
         names |= dsl.free_vars(guard) | dsl.free_vars(formula)
         for n in r.values:
             names |= dsl.free_vars(expand(n))
     return tuple(f.name for f in FACTS if f.name in names)
 
 
-def generate() -> str:
+def rule_function(sp: Spec, r: Rule) -> list[str]:
+    """The rule's function, line by line, as the generated module holds it (the docs show it)."""
+    guard, formula = sp.compiled(r)
+    values = ", ".join(f"{n!r}: {dsl.render(expand(n), PY)}" for n in r.values)
+    return [
+        f"def {_fn_name(r.id)}(f: Mapping[str, int | bool]) -> dict[str, int | bool] | None:",
+        f'    """{r.id}: {r.title}."""',
+        f"    if not ({dsl.render(guard, PY)}):",
+        "        return None",
+        f"    if {dsl.render(formula, PY)}:",
+        "        return None",
+        f"    return {{{values}}}",
+    ]
+
+
+def generate(sp: Spec | None = None) -> str:
+    """The check module of ``sp`` (default: the catalogue)."""
+    sp = sp or spec()
     out = [HEADER, '"""Alias rule checks for tle.gpu.alloc, one function per rule."""', ""]
     out += ["from __future__ import annotations", "", "from collections.abc import Mapping"]
     out += ["from typing import NamedTuple", "", ""]
@@ -70,29 +87,17 @@ def generate() -> str:
         f"BOOL_FACTS = frozenset({tuple(f.name for f in FACTS if f.sort == dsl.BOOL)!r})",
         "# The facts each profile's rules read: check validates exactly these.",
         "READS = {",
-        *(f"    {p!r}: {_reads(p)!r}," for p in PROFILES),
+        *(f"    {p!r}: {_reads(sp, p)!r}," for p in sp.profiles),
         "}",
         "",
     ]
-    for r in RULES:
-        guard, formula = compiled(r.id)
-        values = ", ".join(f"{n!r}: {dsl.render(expand(n), PY)}" for n in r.values)
-        out += [
-            "",
-            f"def {_fn_name(r.id)}(f: Mapping[str, int | bool]) -> dict[str, int | bool] | None:",
-            f'    """{r.id}: {r.title}."""',
-            f"    if not ({dsl.render(guard, PY)}):",
-            "        return None",
-            f"    if {dsl.render(formula, PY)}:",
-            "        return None",
-            f"    return {{{values}}}",
-            "",
-        ]
+    for r in sp.rules:
+        out += ["", *rule_function(sp, r), ""]
     out += ["", "RULES = ("]
-    out += [f"    ({r.id!r}, {r.message!r}, {_fn_name(r.id)})," for r in RULES]
+    out += [f"    ({r.id!r}, {r.message!r}, {_fn_name(r.id)})," for r in sp.rules]
     out += [")", "PROFILES = {"]
-    for p in PROFILES:
-        out.append(f"    {p!r}: frozenset({tuple(r.id for r in rules_for(p))!r}),")
+    for p in sp.profiles:
+        out.append(f"    {p!r}: frozenset({tuple(r.id for r in sp.rules_for(p))!r}),")
     out += [
         "}",
         "",

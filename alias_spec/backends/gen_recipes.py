@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from alias_spec.backends.gen_python import PY
 from alias_spec.model import dsl
-from alias_spec.model.catalogue import RULES
+from alias_spec.model.catalogue import Spec, spec
 from alias_spec.model.recipes import RECIPE_FACTS, RECIPES, SUPPORT, expand
 
 HEADER = (
@@ -23,17 +23,19 @@ def _fn(prefix: str, name: str) -> str:
     return f"_{prefix}_" + name.replace(".", "_")
 
 
-def generate() -> str:
+def generate(sp: Spec | None = None) -> str:
+    """The recipe module; the fixes and hints of ``sp``'s rules (default: the catalogue)."""
+    rules = (sp or spec()).rules
     out = [HEADER, '"""Recipe choice for lowering tle.gpu.alloc(alias=...) onto Gluon ops."""', ""]
     out += ["from __future__ import annotations", "", "from collections.abc import Mapping", ""]
     out += [f"RECIPE_FACTS = {tuple(f.name for f in RECIPE_FACTS)!r}"]
-    offset_fix = tuple(r.id for r in RULES if r.fix == "offset")
-    size_fix = tuple(r.id for r in RULES if r.fix == "size")
+    offset_fix = tuple(r.id for r in rules if r.fix == "offset")
+    size_fix = tuple(r.id for r in rules if r.fix == "size")
     out += [f"OFFSET_FIXABLE = frozenset({offset_fix!r})"]
     out += [f"SIZE_FIXABLE = frozenset({size_fix!r})"]
     # Each rule's advice (the catalogue's hint), for a violation no offset or size fix mends:
     # the frontend reads it here, where neither pydantic nor z3 is needed.
-    out += ["HINTS = {", *(f"    {r.id!r}: {r.hint!r}," for r in RULES if r.hint), "}", ""]
+    out += ["HINTS = {", *(f"    {r.id!r}: {r.hint!r}," for r in rules if r.hint), "}", ""]
     for s in SUPPORT:
         values = ", ".join(f"{n!r}: {dsl.render(expand(n), PY)}" for n in s.values)
         out += [

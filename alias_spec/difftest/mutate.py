@@ -3,9 +3,10 @@
 A mutation edits the catalogue, never a generated file: the rule is removed, or the first
 comparison of its formula is flipped (``<`` to ``<=``, ``==`` to ``!=``, ...; a formula
 without comparisons has its first boolean fact negated). The real generators then run on the
-mutated catalogue into a temporary directory (``gen_python.generate``, ``gen_cpp.generate``),
-and the real interpreter evaluates the mutated formula trees. Each mutant backend judges the
-suite's cases; it is killed when it disagrees with the un-mutated interpreter on one of them.
+mutated catalogue (a ``Spec``) into a temporary directory (``gen_python.generate``,
+``gen_cpp.generate``), and the real interpreter evaluates the mutated formula trees. Each
+mutant backend judges the suite's cases; it is killed when it disagrees with the un-mutated
+interpreter on one of them.
 
 The C++ mutants are compiled together into one program: each generated header is included
 under its own namespace (``#define tle_alias tle_alias_mK``), so one g++ run builds them all.
@@ -136,7 +137,8 @@ def unchanged() -> Mutation:
 @contextmanager
 def catalogue_as(rules: tuple[Rule, ...]) -> Iterator[None]:
     """Make ``rules`` the catalogue for the duration: every loaded module that bound the
-    catalogue's RULES tuple sees the mutated one, and the trees cached from it are cleared."""
+    catalogue's RULES tuple sees the mutated one, and the trees cached from it are cleared.
+    Only the interpreter's mutants need it; the generators take the mutated ``Spec``."""
     original = catalogue.RULES
     patched = [m for m in list(sys.modules.values())
                if m is not None and getattr(m, "RULES", None) is original]  # fmt: skip
@@ -165,8 +167,7 @@ def python_mutant(m: Mutation, directory: Path, index: int) -> Any:
     """The generated Python module of the mutated catalogue, imported from ``directory``."""
     from alias_spec.backends import gen_python
 
-    with catalogue_as(m.rules):
-        text = gen_python.generate()
+    text = gen_python.generate(catalogue.Spec(m.rules, catalogue.PROFILES))
     path = directory / f"alias_checks_mutant_{index}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(f"alias_checks_mutant_{index}", path)
@@ -253,8 +254,7 @@ def build_cpp_mutants(ms: Sequence[Mutation], directory: Path, jobs: int = 0) ->
     if cxx is None:
         raise cpp_engine.CppEngineError("no C++ compiler found (set CXX or install g++)")
     for k, m in enumerate(ms):
-        with catalogue_as(m.rules):
-            text = gen_cpp.generate()
+        text = gen_cpp.generate(catalogue.Spec(m.rules, catalogue.PROFILES))
         (directory / f"m{k}").mkdir(exist_ok=True)
         (directory / f"m{k}" / "alias_rules.h").write_text(text)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(ms)))

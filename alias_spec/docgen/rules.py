@@ -11,8 +11,7 @@ import json
 import re
 from typing import Any
 
-from alias_spec.backends import gen_cpp
-from alias_spec.backends.gen_python import PY
+from alias_spec.backends import gen_cpp, gen_python
 from alias_spec.difftest import view_examples
 from alias_spec.docgen.blocks import (
     GENERATED,
@@ -23,8 +22,8 @@ from alias_spec.docgen.blocks import (
 from alias_spec.docgen.examples import Examples
 from alias_spec.docgen.mathml import math_div, mathml, mi
 from alias_spec.model import dsl
-from alias_spec.model.catalogue import PROFILES, RULES, Rule, compiled
-from alias_spec.model.facts import DEFINITIONS, FACTS, INVARIANTS, expand, parse_checked
+from alias_spec.model.catalogue import PROFILES, RULES, Rule, compiled, spec
+from alias_spec.model.facts import DEFINITIONS, FACTS, INVARIANTS, parse_checked
 from alias_spec.model.memdesc import parse_memdesc
 from alias_spec.semantics.z3expr import fact_vars, to_z3
 
@@ -58,21 +57,8 @@ def _facts_used(exprs: list[dsl.Expr]) -> list[tuple[str, str, str]]:
 
 
 def python_snippet(r: Rule) -> str:
-    """The rule's function exactly as alias_spec/backends/gen_python.py writes it."""
-    guard, formula = compiled(r.id)
-    values = ", ".join(f"{n!r}: {dsl.render(expand(n), PY)}" for n in r.values)
-    fn = "_rule_" + r.id.replace(".", "_")
-    return "\n".join(
-        [
-            f"def {fn}(f: Mapping[str, int | bool]) -> dict[str, int | bool] | None:",
-            f'    """{r.id}: {r.title}."""',
-            f"    if not ({dsl.render(guard, PY)}):",
-            "        return None",
-            f"    if {dsl.render(formula, PY)}:",
-            "        return None",
-            f"    return {{{values}}}",
-        ]
-    )
+    """The rule's function as alias_spec/backends/gen_python.py writes it (its own lines)."""
+    return "\n".join(gen_python.rule_function(spec(), r))
 
 
 def cpp_snippet(r: Rule) -> str:

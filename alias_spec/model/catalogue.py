@@ -7,6 +7,8 @@ order of violations in a verdict. Profiles name the rules they enforce.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 
 from pydantic import BaseModel, ConfigDict
@@ -881,3 +883,40 @@ def compiled(rule_id: str) -> tuple[dsl.Expr, dsl.Expr]:
     """(guard, formula) with definitions inlined; validated once."""
     r = rule(rule_id)
     return r.guard_expr(), r.formula_expr()
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A catalogue as the backends take it: its rules, in order, and its profiles (name ->
+    description). Every generator is a function of one (``spec()`` by default), so a test or a
+    mutation campaign hands it another catalogue instead of patching module globals."""
+
+    rules: tuple[Rule, ...]
+    profiles: Mapping[str, str]
+    _trees: dict[str, tuple[dsl.Expr, dsl.Expr]] = field(default_factory=dict, compare=False)
+
+    def rules_for(self, profile: str) -> tuple[Rule, ...]:
+        if profile not in self.profiles:
+            raise KeyError(f"unknown profile {profile!r}; choose one of {', '.join(self.profiles)}")
+        return tuple(r for r in self.rules if profile in r.profiles)
+
+    def rule(self, rule_id: str) -> Rule:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise KeyError(f"unknown rule {rule_id!r}")
+
+    def compiled(self, r: Rule) -> tuple[dsl.Expr, dsl.Expr]:
+        """(guard, formula) of one of its rules, definitions inlined; computed once."""
+        if self.rules is RULES:
+            return compiled(r.id)  # the catalogue's own: cached for the process
+        got = self._trees.get(r.id)
+        if got is None:
+            got = self._trees[r.id] = (r.guard_expr(), r.formula_expr())
+        return got
+
+
+def spec() -> Spec:
+    """The catalogue as it stands (read at the call: ``difftest.mutate.catalogue_as`` may have
+    put a mutated one in its place)."""
+    return Spec(RULES, PROFILES)

@@ -18,6 +18,7 @@
 //   flagtree/safe: alias.offset.aligned: expects offset_bytes aligned to the element width
 //   safe: alias.range.fits: result byte range must fit within the source view
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -185,9 +186,10 @@ struct Axis {
 // A swizzled layout orders the dims it covers by its order (fastest first); an NVMMA layout
 // makes its contiguous dim (the second-to-last when transposed) fastest, cut into blocks of one
 // swizzle row that lie after every row of the block before. Dims a layout leaves out are
-// slowest. Empty: row-major (no layout, another one, or an order that is no permutation).
+// slowest, and so are an NVMMA allocation's dims before the view's (buffers it was indexed out
+// of). Empty: row-major (no layout, another one, or an order that is no permutation).
 std::vector<Axis> axesOf(mlir::Attribute enc, llvm::ArrayRef<std::int64_t> alloc,
-                         std::int64_t bits) {
+                         std::int64_t bits, std::size_t viewRank) {
   std::vector<Axis> axes;
   const std::size_t n = alloc.size();
   if (auto sw = mlir::dyn_cast_or_null<ttg::SwizzledSharedEncodingAttr>(enc)) {
@@ -205,7 +207,7 @@ std::vector<Axis> axesOf(mlir::Attribute enc, llvm::ArrayRef<std::int64_t> alloc
     return axes;
   }
   auto nvmma = mlir::dyn_cast_or_null<ttg::NVMMASharedEncodingAttr>(enc);
-  if (!nvmma || n < 2) return axes;
+  if (!nvmma || std::min(n, viewRank) < 2) return axes;
   const std::size_t fast = nvmma.getTransposed() ? n - 2 : n - 1;
   const std::size_t rows = nvmma.getTransposed() ? n - 1 : n - 2;
   for (std::size_t d = 0; d < n; ++d)
@@ -215,7 +217,8 @@ std::vector<Axis> axesOf(mlir::Attribute enc, llvm::ArrayRef<std::int64_t> alloc
   const std::int64_t elemBytes = (elemBits + 7) / 8;
   const std::int64_t swizzle = nvmma.getSwizzlingByteWidth();
   const std::int64_t block = swizzle && elemBytes > 0 ? swizzle / elemBytes : 0;
-  if (block > 0 && block < width && width % block == 0) {
+  // With one row the blocks lie end to end: the dim is dense.
+  if (block > 0 && block < width && width % block == 0 && alloc[rows] > 1) {
     axes.push_back({fast, block, width / block});
     axes.push_back({rows, 1, alloc[rows]});
     axes.push_back({fast, 1, block});
@@ -297,7 +300,7 @@ mlir::LogicalResult verifyMemDescAlias(mlir::Operation *op, mlir::Value src,
     const std::vector<std::int64_t> offsets = viewOffsets(src, alloc.size());
     // The layout's order and NVMMA blocks decide which bytes a subview covers.
     const std::vector<Axis> axes =
-        axesOf(srcTy.getEncoding(), alloc, bitsOf(srcTy.getElementType()));
+        axesOf(srcTy.getEncoding(), alloc, bitsOf(srcTy.getElementType()), srcTy.getShape().size());
     std::vector<std::int64_t> sizes, ext, off;
     const bool ok = axes.empty()
                         ? footprint(srcTy.getShape(), alloc, offsets, geo)
