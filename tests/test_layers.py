@@ -215,3 +215,13 @@ def test_modules_that_need_no_triton_import_without_it() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=False)  # fmt: skip
     assert proc.returncode == 0 and proc.stdout.strip() == "gpu needs triton", proc.stderr[-2000:]
+
+
+def test_backends_never_import_each_other() -> None:
+    # Each generator is a function of the catalogue; what they share is syntax.py. gen_patch
+    # bundles the others' output for FlagTree, and bv_proof proves gen_cpp's trees.
+    graph = _graph()
+    gens = {m for m in graph if m.startswith("alias_spec.backends.gen_")}
+    bundles = {"alias_spec.backends.gen_patch", "alias_spec.backends.bv_proof"}
+    crossing = {m: sorted(graph[m] & gens) for m in gens - bundles if graph[m] & gens}
+    assert crossing == {}

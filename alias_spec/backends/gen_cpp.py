@@ -14,18 +14,12 @@ The trees printed here come from :func:`cpp_trees`; the proof walks the same tre
 
 from __future__ import annotations
 
+from alias_spec.backends.syntax import CPP, CPP_HEADER, cstr
 from alias_spec.model import dsl
-from alias_spec.model.catalogue import Spec, spec
+from alias_spec.model.catalogue import Rule, Spec, spec
 from alias_spec.model.facts import FACTS
 
-HEADER = (
-    "// Generated from the tle-alias-spec rule catalogue by `alias-spec gen`. Do not edit.\n"
-    "// Change alias_spec/model/catalogue.py and regenerate.\n"
-)
-
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-_SORTS = {f.name: f.sort for f in FACTS}
+HEADER = CPP_HEADER
 
 
 def nnf(e: dsl.Expr, negate: bool = False) -> dsl.Expr:
@@ -64,47 +58,6 @@ def cpp_trees(rule_id: str, sp: Spec | None = None) -> tuple[dsl.Expr, dsl.Expr]
     return nnf(guard), nnf(formula, negate=True)
 
 
-def _int_literal(v: int) -> str:
-    if not INT64_MIN <= v <= INT64_MAX:
-        raise ValueError(f"constant {v} does not fit in int64")
-    if v == INT64_MIN:
-        return "I(INT64_MIN)"
-    return f"I({v})" if abs(v) <= 2**31 - 1 else f"I(INT64_C({v}))"
-
-
-def _name(n: str) -> str:
-    # Widen every int fact on read: all arithmetic then happens in __int128.
-    return f"I(f.{n})" if _SORTS[n] == dsl.INT else f"f.{n}"
-
-
-CPP = dsl.Syntax(
-    and_=" && ",
-    or_=" || ",
-    not_="!",
-    ite=lambda c, t, f: f"({c} ? {t} : {f})",
-    true="true",
-    false="false",
-    name=_name,
-    ops={"//": "/"},
-    integer=_int_literal,
-)
-
-
-def cstr(text: str) -> str:
-    """A C++ string literal (octal escapes: they never swallow following digits)."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif 32 <= code < 127:
-            out.append(ch)
-        else:
-            for byte in ch.encode():
-                out.append(f"\\{byte:03o}")
-    return '"' + "".join(out) + '"'
-
-
 def enum_name(rule_id: str) -> str:
     """alias.offset.nonneg -> OffsetNonneg."""
     parts = rule_id.split(".")
@@ -121,6 +74,17 @@ def profile_enum(name: str) -> str:
 
 def _fn(rule_id: str) -> str:
     return "fires_" + rule_id.replace(".", "_")
+
+
+def rule_function(sp: Spec, r: Rule) -> list[str]:
+    """The rule's C++ function, line by line, as the header holds it (the docs show it)."""
+    guard, fire = cpp_trees(r.id, sp)
+    body = [f"  return {dsl.render(fire, CPP)};"]
+    if guard != dsl.const(True):
+        body.insert(0, f"  if (!({dsl.render(guard, CPP)})) return false;")
+    if any("I(" in line for line in body):
+        body.insert(0, "  using namespace detail;")
+    return [f"inline bool {_fn(r.id)}(const Facts &f) {{", *body, "}"]
 
 
 def masks(sp: Spec | None = None) -> dict[str, int]:
@@ -256,14 +220,7 @@ def generate(sp: Spec | None = None) -> str:
         _PRELUDE,
     ]
     for r in sp.rules:
-        guard, fire = cpp_trees(r.id, sp)
-        body = [f"  return {dsl.render(fire, CPP)};"]
-        if guard != dsl.const(True):
-            body.insert(0, f"  if (!({dsl.render(guard, CPP)})) return false;")
-        if any("I(" in line for line in body):
-            body.insert(0, "  using namespace detail;")
-        out += [f"// {r.id}: {r.title}.", f"inline bool {_fn(r.id)}(const Facts &f) {{", *body]
-        out += ["}", ""]
+        out += [f"// {r.id}: {r.title}.", *rule_function(sp, r), ""]
     out += [
         "// Whether one rule fires (its guard holds and its formula does not).",
         "inline bool fires(RuleId rule, const Facts &f) {",

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from alias_spec.backends.gen_cpp import HEADER, cstr
+from alias_spec.backends.syntax import CPP_HEADER as HEADER
+from alias_spec.backends.syntax import cstr
 from alias_spec.model.catalogue import Rule, Spec, spec
 from alias_spec.model.facts import CONSTANTS, FACTS
 

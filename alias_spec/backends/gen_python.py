@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from alias_spec.backends.syntax import PY
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import Rule, Spec, spec
 from alias_spec.model.facts import FACTS, expand
@@ -9,17 +10,6 @@ from alias_spec.model.facts import FACTS, expand
 HEADER = (
     "# Generated from the tle-alias-spec rule catalogue by `alias-spec gen`.\n"
     "# Do not edit: change alias_spec/model/catalogue.py and regenerate.\n"
-)
-
-PY = dsl.Syntax(
-    and_=" and ",
-    or_=" or ",
-    not_="not ",
-    ite=lambda c, t, f: f"{t} if {c} else {f}",
-    true="True",
-    false="False",
-    name=lambda n: f"f[{n!r}]",
-    ops={},
 )
 
 

@@ -8,7 +8,7 @@ choice data (reviewable, solvable with z3 on this side) and the GPU side free of
 
 from __future__ import annotations
 
-from alias_spec.backends.gen_python import PY
+from alias_spec.backends.syntax import PY
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import Spec, spec
 from alias_spec.model.recipes import RECIPE_FACTS, RECIPES, SUPPORT, expand

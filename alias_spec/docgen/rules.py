@@ -62,15 +62,8 @@ def python_snippet(r: Rule) -> str:
 
 
 def cpp_snippet(r: Rule) -> str:
-    """The rule's function exactly as alias_spec/backends/gen_cpp.py writes it."""
-    guard, fire = gen_cpp.cpp_trees(r.id)
-    body = [f"  return {dsl.render(fire, gen_cpp.CPP)};"]
-    if guard != dsl.const(True):
-        body.insert(0, f"  if (!({dsl.render(guard, gen_cpp.CPP)})) return false;")
-    if any("I(" in line for line in body):
-        body.insert(0, "  using namespace detail;")
-    fn = "fires_" + r.id.replace(".", "_")
-    return "\n".join([f"inline bool {fn}(const Facts &f) {{", *body, "}"])
+    """The rule's function as alias_spec/backends/gen_cpp.py writes it (its own lines)."""
+    return "\n".join(gen_cpp.rule_function(spec(), r))
 
 
 def smtlib(e: dsl.Expr) -> str:
