@@ -28,7 +28,8 @@ solver cannot decide within ``PAIR_TIMEOUT_MS``, pairs past a function's ``BUDGE
 function with more unordered pairs than ``MAX_PAIRS``. Assumed, and said in the guide:
 barriers are reached by every thread of the CTA (Triton places them so); a warp runs
 converged, its lanes in program order (Triton converts layouts inside one warp through shared
-memory with no barrier), so the two threads are of different warps; and the threads of one
+memory with no barrier), so the two threads are of different warps, unless the first access
+is asynchronous and still in flight (then any two threads, its own included); and the threads of one
 instruction in one iteration that write one byte write the same value (a layout's replicated
 elements), so such a self-pair is not reported.
 """
@@ -264,10 +265,12 @@ def _second_thread(exprs: list[z3.ExprRef], tid: z3.ExprRef,
     return out
 
 
-def _overlap(pa: _Party, pb: _Party, ev: Evaluator,
-             same: frozenset[str] = frozenset()) -> tuple[str, dict[str, int]]:  # fmt: skip
+def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = frozenset(),
+             any_thread: bool = False) -> tuple[str, dict[str, int]]:  # fmt: skip
     """("sat", witness), ("unsat", {}) or ("unknown", {}) for two threads making ``pa`` and
-    ``pb`` to a common byte (``same``: phis both threads see with one value)."""
+    ``pb`` to a common byte (``same``: phis both threads see with one value); two of
+    different warps unless ``any_thread`` (``pa`` still in flight: program order does not
+    order it, even in its own thread)."""
     a, b = pa.access, pb.access
     first = [pa.lo, pa.hi] + ([a.cond] if a.cond is not None else [])
     second = [pb.lo, pb.hi] + ([b.cond] if b.cond is not None else [])
@@ -293,7 +296,9 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator,
     # Two threads of different warps: a warp runs converged, its lanes in program order
     # (Triton's layout conversions inside one warp rely on it and put no barrier there).
     warp = z3.BitVecVal(5, tid.size())
-    s.add(z3.LShR(tid, warp) != z3.LShR(tid2, warp), z3.ULT(lo_a, hi_b), z3.ULT(lo_b, hi_a))
+    if not any_thread:
+        s.add(z3.LShR(tid, warp) != z3.LShR(tid2, warp))
+    s.add(z3.ULT(lo_a, hi_b), z3.ULT(lo_b, hi_a))
     r = s.check()
     if r != z3.sat:
         return ("unsat" if r == z3.unsat else "unknown"), {}
@@ -405,7 +410,11 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
             # is a relation between loop-carried values, not followed here.
             undecided.append(p)
             continue
-        verdict, w = _overlap(p.first, p.second, ev, frozenset() if p.crossed else counters)
+        # An asynchronous first party still in flight is ordered with nothing, its own thread's
+        # later accesses included (a cp.async, a TMA store or a wgmma issued, not waited on).
+        pending = _group(p.first.access.kind) is not None
+        verdict, w = _overlap(p.first, p.second, ev, frozenset() if p.crossed else counters,
+                              any_thread=pending)  # fmt: skip
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque
         if verdict == "unknown" or (verdict == "sat" and opaque):
             undecided.append(p)
