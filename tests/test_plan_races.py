@@ -16,7 +16,6 @@ import json
 import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -32,26 +31,10 @@ _BARRIER = re.compile(r"^\s*(?:tail )?call void @llvm\.nvvm\.barrier(?:0|\.cta\.
 
 
 def _deep(fn: Any) -> Any:
-    """Run fn on a thread with room for the evaluator's recursion (as check_lowering does)."""
-    box: dict[str, Any] = {}
+    """Run fn on a thread with room for the evaluator's recursion (check_lowering's own)."""
+    from alias_spec.plan.llir import on_deep_stack
 
-    def work() -> None:
-        try:
-            box["out"] = fn()
-        except BaseException as exc:  # re-raised on the test's thread
-            box["err"] = exc
-
-    old = threading.stack_size()
-    threading.stack_size(512 * 2**20)
-    try:
-        t = threading.Thread(target=work)
-        t.start()
-        t.join()
-    finally:
-        threading.stack_size(old)
-    if "err" in box:
-        raise box["err"]
-    return box["out"]
+    return on_deep_stack(fn)
 
 
 def _judge(ttgir: str, llir: str, allocated: Any = None) -> Any:

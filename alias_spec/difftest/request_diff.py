@@ -849,6 +849,10 @@ def _compare_engine(
         )
 
 
+class _PathSkipped(Exception):
+    """A path's engine cannot judge a profile's requests here (the message says why)."""
+
+
 class Runner:
     def __init__(self, options: Options | None = None) -> None:
         self.opt = options or Options()
@@ -981,19 +985,14 @@ class Runner:
     ) -> None:
         from alias_spec.engines import cpp_glue
 
-        built = [p for p in PROFILES if p in getattr(cpp_glue, "GLUE_PROFILES", PROFILES)]
-        for profile in PROFILES:
-            if profile not in built:
-                res.skipped[f"glue {profile}"] = "the glue is built for FlagTree's profiles only"
-        # Each request through one of the glue's profiles, in turn (one driver run each).
-        for k, profile in enumerate(built):
-            mine = [i for i in range(len(items)) if (start + i) % len(built) == k]
+        def judge(reqs: list[Any], profile: str) -> list[Outcome | None]:
             try:
-                got = glue_verdicts([items[i][1] for i in mine], profile)
+                return glue_verdicts(reqs, profile)
             except Exception as exc:  # noqa: BLE001 - a profile the glue does not take
-                res.skipped[f"glue {profile}"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-                continue
-            self._compare_rule_ids(res, "glue", profile, items, refs, mine, got, inject)
+                raise _PathSkipped(f"{type(exc).__name__}: {str(exc)[:200]}") from None
+
+        built = getattr(cpp_glue, "GLUE_PROFILES", PROFILES)
+        self._through_builds(res, "glue", built, judge, items, refs, start, inject)
 
     def _verifier(
         self,
@@ -1005,23 +1004,43 @@ class Runner:
     ) -> None:
         from alias_spec.engines import mlir_engine
 
-        built = [p for p in PROFILES if p in mlir_engine.PROFILES]
+        def judge(reqs: list[Any], profile: str) -> list[Outcome | None]:
+            try:
+                judged = mlir_engine.judge(reqs, profile)
+            except mlir_engine.MlirEngineError as exc:
+                raise _PathSkipped(str(exc).splitlines()[0][:200]) from None
+            # A request the op cannot express (or a malformed one) is not covered here.
+            return [None if isinstance(r, RequestError) else Outcome(verdicts={profile: tuple(r)})
+                    for r in judged]  # fmt: skip
+
+        self._through_builds(res, "verifier", mlir_engine.PROFILES, judge, items, refs, start,
+                             inject)  # fmt: skip
+
+    def _through_builds(
+        self,
+        res: Result,
+        path: str,
+        built_for: Sequence[str],
+        judge: Callable[[list[Any], str], list[Outcome | None]],
+        items: Sequence[tuple[str, Any]],
+        refs: list[Outcome],
+        start: int,
+        inject: Injector,
+    ) -> None:
+        """A generated verifier built per profile (``built_for``): each request through one of
+        its builds, in turn (one driver run per build and chunk), compared by rule ids."""
+        built = [p for p in PROFILES if p in built_for]
         for profile in PROFILES:
             if profile not in built:
-                res.skipped[f"verifier {profile}"] = "the verifier is built for " + ", ".join(
-                    mlir_engine.PROFILES
-                )
+                res.skipped[f"{path} {profile}"] = "built for " + ", ".join(built_for) + " only"
         for k, profile in enumerate(built):
             mine = [i for i in range(len(items)) if (start + i) % len(built) == k]
             try:
-                judged = mlir_engine.judge([items[i][1] for i in mine], profile)
-            except mlir_engine.MlirEngineError as exc:
-                res.skipped[f"verifier {profile}"] = str(exc).splitlines()[0][:200]
+                got = judge([items[i][1] for i in mine], profile)
+            except _PathSkipped as exc:
+                res.skipped[f"{path} {profile}"] = str(exc)
                 continue
-            # A request the op cannot express (or a malformed one) is not covered here.
-            got = [None if isinstance(r, RequestError) else Outcome(verdicts={profile: tuple(r)})
-                   for r in judged]  # fmt: skip
-            self._compare_rule_ids(res, "verifier", profile, items, refs, mine, got, inject)
+            self._compare_rule_ids(res, path, profile, items, refs, mine, got, inject)
 
     def _compare_rule_ids(
         self,

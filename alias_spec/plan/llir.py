@@ -35,7 +35,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import z3
 
@@ -129,6 +129,7 @@ def placements(report: Report, fn: str, called: bool = False,
 # What evaluating odd but accepted IR can raise (z3 sort mismatches and the like): a note.
 _MISREAD = (z3.Z3Exception, ArithmeticError, LookupError, TypeError, ValueError)
 
+_T = TypeVar("_T")
 DEEP_STACK = 512 * 2**20  # values are built recursively: long def-use chains need room
 
 DEEP_RECURSION = 200_000
@@ -160,22 +161,14 @@ def check_kernel(module: Module, kernels: Sequence[str] | None) -> None:
                         f"defines {shown}: the LLVM IR of another kernel?")  # fmt: skip
 
 
-def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
-                   kernels: Sequence[str] | None = None, ttgir: Any = None,
-                   races: bool = False) -> None:  # fmt: skip
-    """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack).
-    ``kernels``: the TTGIR module's function names (the IR must define one of them); by
-    default those the plan names; ``ttgir``: the TTGIR module (its TMA ops size the copies;
-    without it they are notes); ``races``: also judge each function's shared accesses for
-    races between threads (``races.py``). LlirError (one line) on IR that is not this
-    kernel's."""
-    module = read_llir(text)
-    check_kernel(module, kernels if kernels is not None else ttgir_functions(report))
-    box: dict[str, BaseException] = {}
+def on_deep_stack(fn: Callable[[], _T]) -> _T:
+    """``fn()`` on a thread with room for the evaluator's recursion (values are built
+    recursively), its exception re-raised here."""
+    box: dict[str, Any] = {}
 
     def work() -> None:
         try:
-            _check_lowering(module, path, report, num_warps, ttgir, races)
+            box["out"] = fn()
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 
@@ -191,6 +184,21 @@ def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
         sys.setrecursionlimit(old_limit)
     if "error" in box:
         raise box["error"]
+    return box["out"]
+
+
+def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
+                   kernels: Sequence[str] | None = None, ttgir: Any = None,
+                   races: bool = False) -> None:  # fmt: skip
+    """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack).
+    ``kernels``: the TTGIR module's function names (the IR must define one of them); by
+    default those the plan names; ``ttgir``: the TTGIR module (its TMA ops size the copies;
+    without it they are notes); ``races``: also judge each function's shared accesses for
+    races between threads (``races.py``). LlirError (one line) on IR that is not this
+    kernel's."""
+    module = read_llir(text)
+    check_kernel(module, kernels if kernels is not None else ttgir_functions(report))
+    on_deep_stack(lambda: _check_lowering(module, path, report, num_warps, ttgir, races))
 
 
 _BLOCK_ATTR = re.compile(r'"nvvm\.(?:reqntid|maxntid)"')

@@ -22,7 +22,6 @@ import os
 import re
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -50,26 +49,10 @@ def compile_case(case: kernels.Case) -> Any:
 
 
 def _deep(fn: Any) -> Any:
-    """Run fn on a thread with room for the evaluator's recursion (as check_lowering does)."""
-    box: dict[str, Any] = {}
+    """Run fn on a thread with room for the evaluator's recursion (check_lowering's own)."""
+    from alias_spec.plan.llir import on_deep_stack
 
-    def work() -> None:
-        try:
-            box["out"] = fn()
-        except BaseException as exc:  # re-raised on the caller's thread
-            box["err"] = exc
-
-    old = threading.stack_size()
-    threading.stack_size(512 * 2**20)
-    try:
-        t = threading.Thread(target=work)
-        t.start()
-        t.join()
-    finally:
-        threading.stack_size(old)
-    if "err" in box:
-        raise box["err"]
-    return box["out"]
+    return on_deep_stack(fn)
 
 
 def _reason(message: str) -> str:
