@@ -1,7 +1,7 @@
 """``alias-spec plan --races`` against the scenarios of Triton's ConSan tests.
 
 ConSan (Triton's runtime concurrency sanitizer) has Gluon tests that each launch a kernel it
-must stop and, mostly, a variant it must let run; ``plan_cases/consan/kernels.py`` replays the
+must stop and, mostly, a variant it must let run; ``plan_cases/consan/consan_kernels.py`` replays the
 ones that compile for sm_90, and ``consan_table.json`` is the snapshot of what ``--races`` said
 of each. What must hold: no kernel ConSan lets run has a race finding (no false alarm), and no
 kernel ConSan stops is judged clean (flagged, or partial with the reason). The committed table
@@ -40,7 +40,7 @@ SAMPLE = ("wgmma_operand_overwrite[bug]", "wgmma_operand_overwrite[ok]")
 
 def _judge_module() -> Any:
     sys.path.insert(0, str(CONSAN))
-    import judge
+    import consan_judge as judge
 
     return judge
 
@@ -118,7 +118,7 @@ def test_every_case_recomputed_as_committed() -> None:
     judge = _judge_module()
     rows = {c.name: _recompute(c.name) for c in judge.kernels.cases()}
     differ = [n for n in rows if rows[n] != TABLE["cases"].get(n)]
-    assert not differ, f"rerun judge.py --write and review: {differ[:5]}"
+    assert not differ, f"rerun consan_judge.py --write and review: {differ[:5]}"
     for name, row in rows.items():
         if name not in GAPS:
             _expectation_holds(row)

@@ -1,8 +1,8 @@
 """Compile the ConSan scenarios for sm_90 and judge them with ``alias-spec plan --races``.
 
-    python tests/plan_cases/consan/judge.py [--write] [--only NAME ...]
+    python tests/plan_cases/consan/consan_judge.py [--write] [--only NAME ...]
 
-Each case of ``kernels.py`` is compiled on the CPU by the installed Triton (no GPU) and judged
+Each case of ``consan_kernels.py`` is compiled on the CPU by the installed Triton (no GPU) and judged
 by ``check_texts(ttgir, llir, races=True)``; one line per case is printed, then the counts.
 ``--write`` writes ``consan_table.json`` beside this file: a snapshot of the verdicts as they
 were when it was written (the Triton release and the date are in it), which
@@ -31,7 +31,7 @@ TABLE = HERE / "consan_table.json"
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="consan-judge-"))
 
-import kernels  # noqa: E402
+import consan_kernels as kernels  # noqa: E402
 
 VERDICTS = ("race", "clean", "partial", "finding", "not compiled")
 
@@ -124,7 +124,7 @@ def table(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
     return {
         "about": "Snapshot: ConSan's Hopper test scenarios judged by alias-spec plan --races "
-                 "(tests/plan_cases/consan/judge.py --write)",
+                 "(tests/plan_cases/consan/consan_judge.py --write)",
         "triton": triton.__version__,
         "target": "cuda:90",
         "date": datetime.date.today().isoformat(),
