@@ -179,6 +179,36 @@ def test_invalid_debug_info_is_dropped_quietly(capfd: pytest.CaptureFixture[str]
     assert [i.opcode for i in mod.functions[0].instructions] == ["call", "ret"]
 
 
+@pytest.mark.parametrize("name", ["call_frame.llir", "call_frame-3.9.llir",
+                                  "soundness/llir/quoted_callee.llir"])  # fmt: skip
+def test_instruction_texts_are_llvms_own(name: str) -> None:
+    """Each instruction's text is what LLVM prints for it alone (taken from the module printed
+    once; metadata numbers aside, which LLVM gives per function there), a switch's cases
+    included, in every function."""
+    import re
+    from pathlib import Path
+
+    import llvmlite.binding as llvm
+
+    text = (Path(__file__).parent / "plan_cases" / name).read_text()
+    mine = [i.text for f in read(text).functions for i in f.instructions]
+    mod = llvm.parse_assembly(text)
+    theirs = [str(i).strip() for f in mod.functions for b in f.blocks for i in b.instructions]
+
+    def plain(t: str) -> str:
+        return re.sub(r"!\d+", "!N", t)
+
+    assert len(mine) == len(theirs) > 0
+    assert [plain(t) for t in mine] == [plain(t) for t in theirs]
+
+
+def test_a_switch_keeps_its_cases_in_its_text() -> None:
+    text = ("define void @k(i32 %x) {\nentry:\n  switch i32 %x, label %b [\n    i32 0, label %b\n"
+            "    i32 1, label %b\n  ]\nb:\n  ret void\n}\n")  # fmt: skip
+    sw = read(text).functions[0].instructions[0]
+    assert sw.opcode == "switch" and "i32 1, label %b" in sw.text and sw.text.endswith("]")
+
+
 # --- spellings LLVM's parser predates; excerpts ---------------------------------------------
 
 

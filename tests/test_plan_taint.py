@@ -8,6 +8,8 @@ is nothing (clean). A taint that is not field-sensitive turns the clean cases pa
 
 from __future__ import annotations
 
+import random
+
 import pytest
 import z3
 
@@ -231,6 +233,65 @@ def test_interval_of_concat() -> None:
     ev.var_range["a"] = (64, 4096)
     d = z3.Concat(z3.BitVecVal(0x40000040, 32), z3.LShR(a, 4) & 0x3FFF)
     assert ev.interval(z3.Extract(63, 32, d)) == (0x40000040, 0x40000040)
+
+
+def test_interval_of_a_select_under_its_condition() -> None:
+    """A ring's wrap-around, i + 1 <= 2 ? i + 1 : 0 over i in [0, 2], stays in [0, 2]: the
+    taken branch is judged under what its condition says of i, either side of the compare."""
+    ev = _evaluator()
+    i = z3.BitVec("i", 32)
+    ev.var_range["i"] = (0, 2)
+    zero = z3.BitVecVal(0, 32)
+    assert ev.interval(z3.If(i + 1 <= 2, i + 1, zero)) == (0, 2)
+    assert ev.interval(z3.If(2 < i + 1, zero, i + 1)) == (0, 2)
+    assert ev.interval(z3.If(z3.Not(z3.ULT(i, 1)), i, zero)) == (0, 2)
+    assert ev.interval(z3.If(z3.ULT(i, 2), i + 4, zero)) == (0, 5)  # strict: i <= 1
+    # Lossless extensions and truncations of the compared value count too.
+    assert ev.interval(
+        z3.If(z3.ZeroExt(32, i) + 1 <= 2, z3.ZeroExt(32, i), z3.BitVecVal(0, 64))
+    ) == (0, 1)
+    # A signed compare of a value that may be negative says nothing of its unsigned range.
+    ev.var_range["j"] = (0, 0xFFFFFFFF)
+    j = z3.BitVec("j", 32)
+    assert ev.interval(z3.If(j <= 2, j, zero)) == (0, 0xFFFFFFFF)
+    # A branch the condition never takes adds nothing.
+    assert ev.interval(z3.If(z3.UGT(i, 7), z3.BitVecVal(1000, 32), i)) == (0, 2)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_interval_contains_every_value(seed: int) -> None:
+    """Soundness against concrete evaluation: for random small terms over two 6-bit variables
+    with random ranges, every value the term takes (z3 evaluates it on every point) lies in
+    the interval."""
+    rnd = random.Random(seed)
+    ev = _evaluator()
+    x, y = z3.BitVec("x", 6), z3.BitVec("y", 6)
+    rx = sorted(rnd.randrange(64) for _ in range(2))
+    ry = sorted(rnd.randrange(64) for _ in range(2))
+    ev.var_range["x"], ev.var_range["y"] = (rx[0], rx[1]), (ry[0], ry[1])
+
+    def term(depth: int) -> z3.BitVecRef:
+        if depth == 0 or rnd.random() < 0.25:
+            return rnd.choice([x, y, z3.BitVecVal(rnd.randrange(64), 6)])
+        a, b = term(depth - 1), term(depth - 1)
+        k = z3.BitVecVal(rnd.randrange(64), 6)
+        cmp = rnd.choice([z3.ULE, z3.ULT, z3.UGE, z3.UGT, lambda p, q: p <= q,
+                          lambda p, q: p > q])  # fmt: skip
+        return rnd.choice([
+            lambda: a + b, lambda: a - b, lambda: a * b, lambda: a & b, lambda: a | b,
+            lambda: a ^ b, lambda: z3.LShR(a, 2), lambda: a << 1, lambda: z3.UDiv(a, 3),
+            lambda: z3.URem(a, 5), lambda: z3.Extract(5, 0, z3.ZeroExt(2, a) + 1),
+            lambda: z3.If(cmp(a, k), b, a), lambda: z3.If(cmp(k, a + 1), a + 1, b),
+        ])()  # fmt: skip
+
+    for _ in range(20):
+        e = term(4)
+        lo, hi = ev.interval(e)
+        for vx in range(rx[0], rx[1] + 1, max(1, (rx[1] - rx[0]) // 7)):
+            for vy in range(ry[0], ry[1] + 1, max(1, (ry[1] - ry[0]) // 7)):
+                v = z3.simplify(z3.substitute(e, (x, z3.BitVecVal(vx, 6)),
+                                              (y, z3.BitVecVal(vy, 6)))).as_long()  # fmt: skip
+                assert lo <= v <= hi, (e, vx, vy, v, (lo, hi))
 
 
 # --- vectors ---------------------------------------------------------------------------------------

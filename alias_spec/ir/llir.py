@@ -346,10 +346,12 @@ _ASM = re.compile(
 )
 
 
-def _source_lines(text: str) -> list[tuple[int, list[tuple[int, int]]]]:
+def _source_lines(text: str, texts: list[list[str]] | None = None
+                  ) -> list[tuple[int, list[tuple[int, int]]]]:  # fmt: skip
     """Per function definition of the input, in order: its line and each instruction's (line,
     column). An instruction is a body line that is not a label, a comment or the rest of a
-    switch's case list."""
+    switch's case list. ``texts``, when given, gets per function each instruction's text (a
+    switch's case lines joined to it)."""
     out: list[tuple[int, list[tuple[int, int]]]] = []
     cur: list[tuple[int, int]] | None = None
     in_cases = False
@@ -359,16 +361,22 @@ def _source_lines(text: str) -> list[tuple[int, list[tuple[int, int]]]]:
             if _DEFINE_LINE.match(raw) and s.endswith("{"):
                 cur = []
                 out.append((no, cur))
+                if texts is not None:
+                    texts.append([])
             continue
         if s == "}":
             cur = None
             continue
         if in_cases:
             in_cases = "]" not in _STRING.sub('""', s)
+            if texts is not None and texts[-1]:
+                texts[-1][-1] += "\n" + raw
             continue
         if not s or s.startswith(";") or _LABEL.match(s):
             continue
         cur.append((no, len(raw) - len(raw.lstrip()) + 1))
+        if texts is not None:
+            texts[-1].append(s)
         body = _STRING.sub('""', s)
         in_cases = body.startswith("switch") and "[" in body and "]" not in body
     return out
@@ -386,10 +394,14 @@ def _metadata(text: str) -> dict[str, str]:
 
 
 def _convert(mod: Any, text: str) -> Module:
-    metadata = _metadata(str(mod))
-    # Debug locations are read from the input's own lines and metadata: LLVM numbers the
-    # metadata of an instruction printed alone per function, so past the first function a
-    # printed instruction's !dbg names another node.
+    printed = str(mod)
+    metadata = _metadata(printed)
+    # Each instruction's text from the module printed once: LLVM prints an instruction alone
+    # by numbering its whole function first, which made reading quadratic in its size.
+    texts: list[list[str]] = []
+    _source_lines(printed, texts)
+    # Debug locations are read from the input's own lines and metadata where they line up
+    # with the instructions (the printed module numbers metadata its own way).
     given = _metadata(text)
     raw_lines = text.splitlines()
     sources = _source_lines(text)
@@ -401,14 +413,15 @@ def _convert(mod: Any, text: str) -> Module:
             declarations.append(fn.name)
             continue
         place = sources[len(functions)] if len(functions) < len(sources) else (0, [])
-        f = _function(fn, place, metadata)
+        shown = texts[len(functions)] if len(functions) < len(texts) else []
+        f = _function(fn, place, metadata, shown)
         if len(place[1]) == len(f.instructions):
             for ins, (no, _) in zip(f.instructions, place[1], strict=True):
                 d = _DBG.search(_STRING.sub('""', raw_lines[no - 1]))
                 ins.dbg = _dbg_loc(d.group(1), given) if d else None
-        elif functions:
+        elif functions and len(shown) != len(f.instructions):
             for ins in f.instructions:
-                ins.dbg = None  # not the input's numbering: no location rather than a wrong one
+                ins.dbg = None  # printed alone: not the module's numbering, no location
         total += len(f.instructions)
         if total > MAX_INSTRUCTIONS:
             raise LlirError(f"more than {MAX_INSTRUCTIONS} instructions")
@@ -416,7 +429,8 @@ def _convert(mod: Any, text: str) -> Module:
     return Module(functions, declarations, metadata)
 
 
-def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], meta: dict[str, str]) -> Function:
+def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], meta: dict[str, str],
+              shown: list[str]) -> Function:  # fmt: skip
     fline, where = place
     params = [Param(_param_name(a, i), str(a.type)) for i, a in enumerate(fn.arguments)]
     arg_of = {_key(a): i for i, a in enumerate(fn.arguments)}
@@ -443,10 +457,12 @@ def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], meta: dict[str,
         for g in t.groups():
             n *= int(g) if g else 1
         out.threads = n
-    refs = (index_of, arg_of, block_of)
+    refs: _Refs = (index_of, arg_of, block_of, {})
+    printed = shown if len(shown) == len(raw) else []
     for i, (ins, blk) in enumerate(raw):
         line, col = lines[i] if lines else (fline, 1)
-        out.instructions.append(_instruction(ins, i, blk, line, col, refs, meta))
+        text = printed[i] if printed else str(ins).strip()
+        out.instructions.append(_instruction(ins, text, i, blk, line, col, refs, meta))
     return out
 
 
@@ -454,15 +470,17 @@ def _param_name(a: Any, i: int) -> str:
     return "%" + a.name if a.name else f"%{i}"
 
 
-def _instruction(ins: Any, i: int, blk: int, line: int, col: int,
-                 refs: tuple[dict[int, int], dict[int, int], dict[int, int]],
-                 meta: dict[str, str]) -> Instruction:  # fmt: skip
-    text = str(ins).strip()
+# Per function: instruction, argument and block indexes by identity, and the types' texts.
+_Refs = tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, str]]
+
+
+def _instruction(ins: Any, text: str, i: int, blk: int, line: int, col: int,
+                 refs: _Refs, meta: dict[str, str]) -> Instruction:  # fmt: skip
     op = ins.opcode
     m = _ASSIGN.match(text)
     name = m.group(1) if m else ("%" + ins.name if ins.name else "")
     operands = [_operand(o, refs) for o in ins.operands]
-    out = Instruction(i, op, name, str(ins.type), operands, text, blk, line, col)
+    out = Instruction(i, op, name, _type_text(ins.type, refs[3]), operands, text, blk, line, col)
     body = _STRING.sub('""', text)
     for key, val in _ATTACH.findall(body):
         out.metadata[key[1:]] = val
@@ -485,7 +503,7 @@ def _instruction(ins: Any, i: int, blk: int, line: int, col: int,
     elif op == "getelementptr":
         g = re.match(r"getelementptr\s+(?:(?:inbounds|nuw|nusw|inrange\([^)]*\))\s+)*", rhs)
         if g:
-            out.source_type = split_top(rhs[g.end() :])[0]
+            out.source_type = split_top(rhs[g.end() :], 1)[0]
     elif op in ("extractvalue", "insertvalue"):
         parts = split_top(re.sub(r",\s*!.*$", "", rhs))
         skip = 1 if op == "extractvalue" else 2
@@ -496,9 +514,18 @@ def _instruction(ins: Any, i: int, blk: int, line: int, col: int,
     return out
 
 
-def _operand(o: Any, refs: tuple[dict[int, int], dict[int, int], dict[int, int]]) -> Operand:
+def _type_text(t: Any, types: dict[int, str]) -> str:
+    """A type's text, printed once per type of a function (LLVM keeps one object per type)."""
+    k = _key(t)
+    got = types.get(k)
+    if got is None:
+        got = types[k] = str(t)
+    return got
+
+
+def _operand(o: Any, refs: _Refs) -> Operand:
     kind = o.value_kind.name
-    ty = str(o.type)
+    ty = _type_text(o.type, refs[3])
     if kind == "instruction":
         return Operand("value", ty, refs[0].get(_key(o), -1))
     if kind == "argument":
@@ -557,26 +584,29 @@ def _dbg_loc(ref: str, meta: dict[str, str]) -> str | None:
 # --- constants, from LLVM's printing of them -----------------------------------------------------
 
 
-def split_top(text: str) -> list[str]:
+def split_top(text: str, limit: int = -1) -> list[str]:
     """Split at commas outside brackets and strings, each part stripped: LLVM's type and
-    operand lists, and PTX operand lists (vector operands keep their braces)."""
+    operand lists, and PTX operand lists (vector operands keep their braces). ``limit``: at
+    most that many splits (the rest is the last part), as ``str.split`` takes it."""
     out: list[str] = []
-    depth, cur, quoted = 0, [], False
-    for ch in text:
+    depth, start, quoted = 0, 0, False
+    for i, ch in enumerate(text):
         if ch == '"':
             quoted = not quoted
-        elif not quoted:
-            if ch in "([{<":
-                depth += 1
-            elif ch in ")]}>":
-                depth -= 1
-            elif ch == "," and depth == 0:
-                out.append("".join(cur).strip())
-                cur = []
-                continue
-        cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
+        elif quoted:
+            continue
+        elif ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+            if len(out) == limit:
+                break
+    rest = text[start:].strip()
+    if rest:
+        out.append(rest)
     return out
 
 

@@ -79,6 +79,8 @@ class Evaluator:
         self.ranges: dict[str, tuple[int, int]] = {}  # found by _interval, not yet published
         # AST id -> (the AST, kept alive so that its id is not reused; its bounds)
         self._memo: dict[int, tuple[z3.ExprRef, tuple[int, int]]] = {}
+        # The same under narrowed variable ranges (a select's branch), per set of ranges.
+        self._env_memo: dict[tuple[Any, ...], dict[int, tuple[z3.ExprRef, tuple[int, int]]]] = {}
         # The search of loop bounds stops here; a query that ran out of time sets ``gave_up``.
         self.deadline: float | None = None
         self.gave_up = False
@@ -92,14 +94,17 @@ class Evaluator:
 
     # --- interval arithmetic ----------------------------------------------------------------
 
-    def interval(self, e: z3.BitVecRef, depth: int = 0) -> tuple[int, int]:
+    def interval(self, e: z3.BitVecRef, depth: int = 0,
+                 env: dict[str, tuple[int, int]] | None = None) -> tuple[int, int]:  # fmt: skip
         """Unsigned bounds of ``e`` by interval arithmetic (sound; the full range when an
-        operation may wrap or is not modelled here)."""
+        operation may wrap or is not modelled here). ``env``: variables' ranges narrowed by the
+        conditions of the selects on the way down (their values in that branch only)."""
         w = e.size()
         full = (0, (1 << w) - 1)
         key = e.get_id()
-        if key in self._memo:
-            return self._memo[key][1]
+        memo = self._memo if not env else self._env_memo.setdefault(_env_key(env), {})
+        if key in memo:
+            return memo[key][1]
         if depth > 200:
             return full
         out = full
@@ -107,23 +112,75 @@ class Evaluator:
             out = (e.as_long(), e.as_long())  # type: ignore[attr-defined]
         elif z3.is_const(e):
             name = str(e)
-            if name in self.var_range:
+            if env and name in env:
+                out = env[name]
+            elif name in self.var_range:
                 out = self.var_range[name]
             elif name in self.var_merge:
-                parts = [self.interval(x, depth + 1) for x in self.var_merge[name]]
+                parts = [self.interval(x, depth + 1, env) for x in self.var_merge[name]]
                 out = (min(a for a, _ in parts), max(b for _, b in parts))
         else:
-            out = self._interval_op(e, w, depth)
-        self._memo[key] = (e, out)
+            out = self._interval_op(e, w, depth, env)
+        memo[key] = (e, out)
         return out
 
-    def _interval_op(self, e: z3.BitVecRef, w: int, depth: int) -> tuple[int, int]:
+    def _narrowed(self, c: z3.ExprRef, holds: bool, depth: int,
+                  env: dict[str, tuple[int, int]] | None
+                  ) -> tuple[bool, dict[str, tuple[int, int]] | None]:  # fmt: skip
+        """Whether ``c`` can be ``holds`` (False only when intervals show it cannot), and
+        ``env`` with the variable of ``c`` narrowed to the values for which it is (None when
+        nothing is learnt). Learnt from a comparison of ``x`` with a constant, where ``x`` is
+        the variable plus a constant that does not wrap, maybe zero-extended."""
+        while z3.is_not(c):
+            c, holds = c.children()[0], not holds  # type: ignore[assignment]
+        k = c.decl().kind()
+        if k not in _NARROWING:
+            return True, None
+        x, y = c.children()
+        if z3.is_bv_value(x) and not z3.is_bv_value(y):  # k < x is x > k
+            x, y, k = y, x, _MIRROR[k]
+        if not z3.is_bv_value(y):
+            return True, None
+        bound = y.as_long()  # type: ignore[attr-defined]
+        a, b = self.interval(x, depth + 1, env)  # type: ignore[arg-type]
+        if k in _SIGNED and (b >= 1 << (x.size() - 1) or bound >= 1 << (x.size() - 1)):  # type: ignore[attr-defined]
+            return True, None  # signed is unsigned on non-negative values only
+        le = k in (z3.Z3_OP_ULEQ, z3.Z3_OP_SLEQ, z3.Z3_OP_ULT, z3.Z3_OP_SLT)
+        strict = k in (z3.Z3_OP_ULT, z3.Z3_OP_SLT, z3.Z3_OP_UGT, z3.Z3_OP_SGT)
+        if not holds:  # x <= k fails: x > k, and so on
+            le, strict = not le, not strict
+        lo, hi = (a, min(b, bound - strict)) if le else (max(a, bound + strict), b)
+        if lo > hi:
+            return False, None
+        out = dict(env or {})
+        while True:  # back through constant additions and lossless casts, to a variable
+            if z3.is_const(x) and not z3.is_bv_value(x):
+                out[str(x)] = (lo, hi)
+                return True, out
+            kind = x.decl().kind()
+            kids = x.children()
+            if kind == z3.Z3_OP_ZERO_EXT:
+                x = kids[0]
+            elif kind == z3.Z3_OP_BADD and len(kids) == 2 and any(map(z3.is_bv_value, kids)):
+                const, y = (kids[0], kids[1]) if z3.is_bv_value(kids[0]) else (kids[1], kids[0])
+                c0 = const.as_long()  # type: ignore[attr-defined]
+                ya, yb = self.interval(y, depth + 1, env)  # type: ignore[arg-type]
+                if yb + c0 >= 1 << x.size():  # type: ignore[attr-defined]
+                    return True, None  # the sum may wrap
+                x, lo, hi = y, max(ya, lo - c0), min(yb, hi - c0)
+                if lo > hi:
+                    return False, None
+            else:
+                return True, None
+
+    def _interval_op(self, e: z3.BitVecRef, w: int, depth: int,
+                     env: dict[str, tuple[int, int]] | None) -> tuple[int, int]:  # fmt: skip
         full = (0, (1 << w) - 1)
         k = e.decl().kind()
         kids = e.children()
 
-        def iv(x: z3.ExprRef) -> tuple[int, int]:
-            return self.interval(x, depth + 1)  # type: ignore[arg-type]
+        def iv(x: z3.ExprRef, inner: dict[str, tuple[int, int]] | None = env) -> tuple[int, int]:
+            return self.interval(x, depth + 1, inner)  # type: ignore[arg-type]
 
         def fits(lo: int, hi: int) -> tuple[int, int]:
             return (lo, hi) if 0 <= lo <= hi <= full[1] else full
@@ -163,8 +220,16 @@ class Evaluator:
                 return (a // c, b // c)
             return (a, b) if b < c else (0, c - 1)
         if k == z3.Z3_OP_ITE:
-            (a0, a1), (b0, b1) = iv(kids[1]), iv(kids[2])
-            return (min(a0, b0), max(a1, b1))
+            # Each branch under what its condition says (the select of a ring's wrap-around,
+            # i + 1 <= n ? i + 1 : 0, stays in the ring); a branch never taken adds nothing.
+            parts = []
+            for holds, branch in ((True, kids[1]), (False, kids[2])):
+                taken, narrowed = self._narrowed(kids[0], holds, depth, env)
+                if taken:
+                    parts.append(iv(branch, narrowed if narrowed is not None else env))
+            if not parts:
+                return full
+            return (min(a for a, _ in parts), max(b for _, b in parts))
         if k == z3.Z3_OP_ZERO_EXT:
             return iv(kids[0])
         if k == z3.Z3_OP_SIGN_EXT:
@@ -247,6 +312,7 @@ class Evaluator:
             if got:
                 self.constraints.extend(got)
                 self._memo.clear()
+                self._env_memo.clear()
                 rng = self.ranges.pop(str(var), None)
                 if rng is not None:
                     self.var_range[str(var)] = rng
@@ -789,18 +855,26 @@ def _remainder_of(x: z3.ExprRef, y: z3.ExprRef) -> int | None:
 
 
 def free_vars(e: z3.ExprRef) -> list[z3.ExprRef]:
-    """The free constants (variables) of ``e``."""
+    """The free constants (variables) of ``e``. Walked through z3's C API: the children of a
+    term are kept alive by the term, and a Python wrapper per node cost more than the
+    queries."""
+    ctx = e.ctx_ref()
     seen: set[int] = set()
     out = []
-    todo = [e]
+    todo = [e.as_ast()]
     while todo:
-        x = todo.pop()
-        if x.get_id() in seen:
+        a = todo.pop()
+        i = z3.Z3_get_ast_id(ctx, a)
+        if i in seen:
             continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(x)
-        todo.extend(x.children())
+        seen.add(i)
+        if z3.Z3_get_ast_kind(ctx, a) != z3.Z3_APP_AST:
+            continue
+        n = z3.Z3_get_app_num_args(ctx, a)
+        if n:
+            todo.extend(z3.Z3_get_app_arg(ctx, a, k) for k in range(n))
+        elif z3.Z3_get_decl_kind(ctx, z3.Z3_get_app_decl(ctx, a)) == z3.Z3_OP_UNINTERPRETED:
+            out.append(z3.z3._to_expr_ref(a, e.ctx))
     return out
 
 
@@ -817,6 +891,22 @@ def _mentions(e: z3.ExprRef, var: z3.ExprRef) -> bool:
             return True
         todo.extend(x.children())
     return False
+
+
+# Comparisons a select's condition narrows a variable by; the signed ones only where both
+# sides are non-negative.
+_SIGNED = (z3.Z3_OP_SLEQ, z3.Z3_OP_SLT, z3.Z3_OP_SGEQ, z3.Z3_OP_SGT)
+_NARROWING = (z3.Z3_OP_ULEQ, z3.Z3_OP_ULT, z3.Z3_OP_UGEQ, z3.Z3_OP_UGT, *_SIGNED)
+_MIRROR = {
+    z3.Z3_OP_ULEQ: z3.Z3_OP_UGEQ, z3.Z3_OP_UGEQ: z3.Z3_OP_ULEQ,
+    z3.Z3_OP_ULT: z3.Z3_OP_UGT, z3.Z3_OP_UGT: z3.Z3_OP_ULT,
+    z3.Z3_OP_SLEQ: z3.Z3_OP_SGEQ, z3.Z3_OP_SGEQ: z3.Z3_OP_SLEQ,
+    z3.Z3_OP_SLT: z3.Z3_OP_SGT, z3.Z3_OP_SGT: z3.Z3_OP_SLT,
+}  # fmt: skip
+
+
+def _env_key(env: dict[str, tuple[int, int]]) -> tuple[Any, ...]:
+    return tuple(sorted(env.items()))
 
 
 _CASTS = ("zext", "sext", "trunc", "ptrtoint", "inttoptr", "bitcast", "addrspacecast")
