@@ -170,7 +170,7 @@ ENTRY_POINTS = {
     "plan": "tests/test_plan.py::test_cli_exit_codes",
     "frontend (CPU)": "tests/test_frontend_cpu.py::test_corpus_sample_compiles_through_the_frontend",
     "gen --check": "tests/test_gen.py::test_check_passes_on_the_tree",
-    "boundary corpus, all engines": "tests/test_boundary.py::test_corpus_replays",
+    "boundary corpus, all engines": "tests/test_boundary.py::test_snapshot_replays",
 }
 
 

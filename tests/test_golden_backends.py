@@ -1,10 +1,14 @@
 """Golden tests per backend on a small fixed catalogue (as SpecTec's backends have).
 
 Each backend renders a three-rule, two-profile catalogue defined here, so the expected text
-changes only when a backend's rendering changes, never when the real catalogue does. The
-Python rendering is also executed and compared with the interpreter, so a golden file that was
-accepted wrongly still fails. ``GOLDEN_UPDATE=1 python -m pytest tests/test_golden_backends.py``
-rewrites the files (review the diff before committing).
+changes only when a backend's rendering changes, never when the real catalogue does.
+
+Snapshot: ``tests/golden/*`` is what the backends rendered when it was written
+(``GOLDEN_UPDATE=1 python -m pytest tests/test_golden_backends.py`` rewrites the files; review
+the diff before committing); ``test_snapshot_backend_matches_its_golden_file`` compares with it.
+The independent truth beside it: the golden Python rendering, executed, judges like the DSL's
+own evaluator (``test_golden_python_judges_like_the_dsl``), so a golden file that was accepted
+wrongly still fails.
 """
 
 from __future__ import annotations
@@ -82,7 +86,7 @@ BACKENDS: dict[str, Callable[[], str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
-def test_backend_matches_its_golden_file(name: str) -> None:
+def test_snapshot_backend_matches_its_golden_file(name: str) -> None:
     text = BACKENDS[name]()
     path = GOLDEN / name
     if os.environ.get("GOLDEN_UPDATE") == "1":

@@ -7,6 +7,12 @@ of each. What must hold: no kernel ConSan lets run has a race finding (no false 
 kernel ConSan stops is judged clean (flagged, or partial with the reason). The committed table
 must be what the installed Triton and this checker give now (the recomputation is slow-marked:
 about 30 s on 2 cores; the fast tier recompiles a pair of kernels).
+
+Snapshot: ``consan_table.json``, written by ``consan_judge.py --write`` (regenerate with
+``python tests/plan_cases/consan/consan_judge.py --write``); the ``test_snapshot_*`` tests
+compare fresh verdicts with it. The independent truth is what ConSan does with each scenario
+(``consan_kernels.Case.consan``, from Triton's ``test_consan.py``): every committed verdict is
+held to it (``test_committed_verdict_meets_consan``), and so are the fresh ones.
 """
 
 from __future__ import annotations
@@ -100,20 +106,26 @@ def test_the_cases_are_the_tables() -> None:
     judge = _judge_module()
     assert [c.name for c in judge.kernels.cases()] == list(TABLE["cases"])
     assert all(c.test.startswith("test_") for c in judge.kernels.cases())
+    # The table's copy of ConSan's expectation is the cases' own (the truth the committed
+    # verdicts are held to is not itself a stale copy).
+    assert {c.name: c.consan for c in judge.kernels.cases()} == {
+        n: r["consan"] for n, r in TABLE["cases"].items()
+    }
 
 
 @needs_compiler
-def test_sample_recomputed_as_committed() -> None:
+def test_snapshot_sample_recomputed_as_committed() -> None:
     _same_release()
     rows = {name: _recompute(name) for name in SAMPLE}
     assert rows[SAMPLE[0]]["verdict"] == "race" and rows[SAMPLE[1]]["verdict"] != "race"
     for name, row in rows.items():
+        _expectation_holds(row)  # the truth, on the fresh verdict
         assert row == TABLE["cases"][name], name
 
 
 @pytest.mark.slow
 @needs_compiler
-def test_every_case_recomputed_as_committed() -> None:
+def test_snapshot_every_case_recomputed_as_committed() -> None:
     _same_release()
     judge = _judge_module()
     rows = {c.name: _recompute(c.name) for c in judge.kernels.cases()}

@@ -7,8 +7,11 @@ Independent truths: every op the kernels ran for matched its reference, so no ke
 a finding about its memory; the only finding allowed is ``plan.capacity``, exactly on the
 kernels whose metadata (written by Triton) says they need more than sm_90's 227 KiB per block.
 At least 98% of the kernels are proved clean. ``expected.json`` is a snapshot of the verdicts
-(status, and the first note's reason for a partial one), written by ``judge.py --out``; the
-slow tier compares every kernel with it, the default tier a sample.
+(status, and the first note's reason for a partial one), written by ``judge.py --snapshot``
+(regenerate with ``python tests/plan_cases/realworld/judge.py LIB... --snapshot
+tests/plan_cases/realworld/expected.json`` over the unpacked ``h200/<lib>.tar.xz`` caches,
+one folder per library); the slow tier compares every kernel with it, the default tier a
+sample, each beside the independent truth above (``_check``).
 """
 
 from __future__ import annotations

@@ -263,7 +263,7 @@ def test_a_campaign_is_recorded_in_the_agreement_table(tmp_path: Path) -> None:
     assert text == report.render(data)
 
 
-def test_committed_campaigns_snapshot() -> None:
+def test_snapshot_committed_campaigns() -> None:
     # A snapshot of the committed table (the campaign's numbers as measured); what makes it
     # true is the campaign tests above, against the verifiers themselves.
     runs = json.loads((ROOT / "docs" / "triton-agreement.json").read_text()).get("random", {})
