@@ -2,6 +2,7 @@
 
     python benchmarks/bench_plan.py [--repeat N] [NAME ... | --all] [--scaling [--no-compile]]
                                     [--out FILE.json]
+    python benchmarks/bench_plan.py --cache DIR [--sample N] [--seed S] [--out FILE.json]
 
 Compiles kernels of the plan corpus (``tests/plan_cases/corpus.py``) for sm_90 with the
 installed Triton (no GPU needed, a fresh compile cache each time) and times, per kernel:
@@ -9,6 +10,14 @@ the compile (``triton.compile``), the validation of its compiled texts (liveness
 and the lowering check), and ``check_compiled`` end to end (which also starts the release's
 interpreter to recover the plan). Prints the times (best of N), the ratios to the compile and
 the size of the texts judged, then the distribution of the ratios (median, p90, p99, max).
+
+``--cache DIR`` takes the kernels of a Triton cache instead (the real-world corpus's packed
+caches, unpacked: ``tests/plan_cases/realworld/h200/*.tar.xz``), where the Python source is
+not at hand: per kernel, the compile from its TTGIR on (``triton.compile`` of the ``.ttgir``:
+LLVM IR, PTX and ptxas for sm_90; the frontend and the TTIR and TTGIR passes are left out, so
+the compile is undercounted and the ratio overstated) against the plan of the kernel as
+``alias-spec plan DIR`` judges it (``batch.judge_texts``, the allocation recovered included).
+``--sample N`` judges N kernels drawn with ``--seed`` (default: all).
 
 ``--scaling`` times the validator on generated modules of growing size: the plan proof on TTGIR
 of n allocations in n blocks (``tests/plan_cases/scaling.py``), the lowering check on LLVM IR
@@ -115,6 +124,56 @@ def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
     return rows
 
 
+def cache_table(root: str, sample: int | None, seed: int) -> list[dict[str, Any]] | None:
+    """Compile-from-TTGIR against plan, per kernel of a Triton cache; None after a message."""
+    import random
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    from alias_spec.plan import batch
+
+    try:
+        found = batch.find_kernels(root)
+    except batch.BatchInputError as exc:
+        print(f"bench_plan: {exc}", file=sys.stderr)
+        return None
+    if sample is not None and sample < len(found):
+        found = sorted(random.Random(seed).sample(found, sample), key=lambda k: k.ttgir)
+    print(f"{len(found)} kernels of {root}", flush=True)
+    print(f"{'kernel':40} {'compile s':>10} {'plan s':>8} {'ratio':>6}  verdict")
+    rows: list[dict[str, Any]] = []
+    warm = False
+    for k in found:
+        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=CACHE[0])
+        try:
+            if not warm:  # Triton's imports and the backend's first use, not timed
+                triton.compile(k.ttgir, target=GPUTarget("cuda", 90, 32))
+                os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=CACHE[0])
+                warm = True
+            t0 = time.perf_counter()
+            triton.compile(k.ttgir, target=GPUTarget("cuda", 90, 32))
+            t_c = time.perf_counter() - t0
+        except Exception as exc:  # a kernel this Triton cannot rebuild is left out, said
+            print(f"{k.name[:40]:40} not compiled: {type(exc).__name__}", flush=True)
+            continue
+        t0 = time.perf_counter()
+        verdict = batch.judge_files(k)
+        t_p = time.perf_counter() - t0
+        rows.append({"kernel": k.name, "ttgir": os.path.relpath(k.ttgir, root),
+                     "compile_s": t_c, "plan_s": t_p, "status": verdict.status})  # fmt: skip
+        print(f"{k.name[:40]:40} {t_c:10.3f} {t_p:8.3f} {t_p / t_c:6.2f}  {verdict.status}",
+              flush=True)  # fmt: skip
+    if rows:
+        ratios = sorted(r["plan_s"] / r["compile_s"] for r in rows)
+        tc, tp = sum(r["compile_s"] for r in rows), sum(r["plan_s"] for r in rows)
+        print(f"all: compile {tc:.1f} s, plan {tp:.1f} s, ratio {tp / tc:.2f}")
+        print(f"plan / compile over {len(ratios)} kernels: median {_pct(ratios, 50):.2f}, "
+              f"p90 {_pct(ratios, 90):.2f}, p99 {_pct(ratios, 99):.2f}, "
+              f"max {ratios[-1]:.2f}")  # fmt: skip
+    return rows
+
+
 def _pct(sorted_values: list[float], q: float) -> float:
     """The q-th percentile, nearest rank."""
     k = max(0, min(len(sorted_values) - 1, -(-len(sorted_values) * q // 100) - 1))
@@ -198,8 +257,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scaling", action="store_true",
                    help="also time generated modules of growing size")  # fmt: skip
     p.add_argument("--no-compile", action="store_true", help="leave the compile table out")
+    p.add_argument("--cache", metavar="DIR", help="time the kernels of a Triton cache instead")
+    p.add_argument("--sample", type=int, metavar="N", help="with --cache: N kernels at random")
+    p.add_argument("--seed", type=int, default=0, help="with --cache: the sample's seed")
     p.add_argument("--out", metavar="FILE", help="also write every row as JSON here")
     args = p.parse_args(argv)
+    if args.sample is not None and args.sample < 1:
+        p.error("--sample must be at least 1")
+    if args.cache:
+        with tempfile.TemporaryDirectory(prefix="bench-plan-") as cache:
+            CACHE[:] = [cache]
+            rows = cache_table(args.cache, args.sample, args.seed)
+        if rows is None:
+            return 2
+        if args.out:
+            Path(args.out).write_text(json.dumps({"cache": rows}, indent=1) + "\n")
+            print(f"wrote {args.out}")
+        return 0
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
     if args.no_compile and not args.scaling:

@@ -4,6 +4,10 @@ The interpreter named by ``--python`` (default: this one) runs ``worker.py`` by 
 Triton but not this package. Some inputs abort inside the compiler, so the allocation always
 runs in its own process, with a time limit, and with its temporary directory inside one this
 module creates and removes afterwards (a process killed by the compiler cleans up nothing).
+One worker per interpreter serves the modules of this process in turn (Triton is imported once,
+not once per kernel: that import was most of the plan of a small kernel); when it fails in any
+way but a timeout, the module is allocated again by a worker of its own, whose failure says
+what went wrong.
 
 The release's own pre-passes canonicalize the module before allocating it, which deletes
 allocations nothing uses: a plan judged after that would say nothing about them. When they
@@ -14,13 +18,18 @@ what the release's pipeline would have removed, so that the caller can note it.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
 import re
+import selectors
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,7 +89,121 @@ def removed_allocs(before: dict, after: dict) -> list[str]:
     return lines
 
 
+class _Server:
+    """A worker answering one request per line; the caller holds its lock."""
+
+    def __init__(self, python: str | None) -> None:
+        self.lock = threading.Lock()
+        self.scratch = tempfile.mkdtemp(prefix="alias-spec-plan-")
+        env = dict(os.environ, TRITON_LLVM_DEBUG_ONLY=DEBUG_TYPE, PYTHONDONTWRITEBYTECODE="1",
+                   TMPDIR=self.scratch, TEMP=self.scratch, TMP=self.scratch,
+                   **{ENV_PARENT: str(os.getpid())})  # fmt: skip
+        # Its stderr goes to a file: a pipe nobody reads could fill and stop it.
+        self.errors = open(os.path.join(self.scratch, "stderr.txt"), "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [python or sys.executable, str(WORKER), "--serve"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=env,
+        )  # fmt: skip
+
+    def ask(self, request: dict, timeout: float) -> dict | None:
+        """The reply; None when the worker failed (it is closed then). AllocationError past
+        ``timeout`` seconds."""
+        proc = self.proc
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
+            proc.stdin.flush()
+        except OSError:
+            self.close()
+            return None
+        deadline = time.monotonic() + timeout
+        buf = bytearray()
+        fd = proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while not buf.endswith(b"\n"):
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.close()
+                    raise AllocationError(f"the allocation took over {timeout:.0f} s")
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:  # it died
+                    self.close()
+                    return None
+                buf += chunk
+        try:
+            reply = json.loads(buf)
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+            self.close()
+            return None
+        return reply
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()  # it ends when its input does
+        try:
+            self.proc.wait(2)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        with contextlib.suppress(OSError):
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
+        self.errors.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+# Per (process, interpreter): a forked child must not talk to its parent's worker.
+_SERVERS: dict[tuple[int, str | None], _Server] = {}
+_SERVERS_LOCK = threading.Lock()
+
+
+def _served(text: str, python: str | None, timeout: float, prepasses: str) -> dict | None:
+    """The reply of this process's worker for ``python``; None when it could not give one."""
+    key = (os.getpid(), python)
+    with _SERVERS_LOCK:
+        server = _SERVERS.get(key)
+        if server is None or not server.alive():
+            try:
+                server = _SERVERS[key] = _Server(python)
+            except OSError:
+                return None  # the one-shot worker says why
+    with server.lock:
+        reply = server.ask({"text": text, "prepasses": prepasses}, timeout)
+    if reply is None:
+        with _SERVERS_LOCK:
+            if _SERVERS.get(key) is server:
+                del _SERVERS[key]
+    return reply
+
+
+@atexit.register
+def _stop_servers() -> None:
+    with _SERVERS_LOCK:
+        mine = [k for k in _SERVERS if k[0] == os.getpid()]
+        for k in mine:
+            _SERVERS.pop(k).close()
+
+
 def _run(text: str, python: str | None, timeout: float, prepasses: str) -> dict:
+    reply = _served(text, python, timeout, prepasses)
+    if (
+        reply is not None
+        and reply["ok"]
+        and all(isinstance(reply.get(k), str) for k in ("module", "version"))
+    ):
+        return reply
+    # A failure, or a worker that could not serve: a worker of its own gives the message.
+    return _run_once(text, python, timeout, prepasses)
+
+
+def _run_once(text: str, python: str | None, timeout: float, prepasses: str) -> dict:
     scratch = tempfile.mkdtemp(prefix="alias-spec-plan-")
     # The worker ends itself when this process dies (ENV_PARENT: see die_with_parent).
     env = dict(os.environ, TRITON_LLVM_DEBUG_ONLY=DEBUG_TYPE, PYTHONDONTWRITEBYTECODE="1",

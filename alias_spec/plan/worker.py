@@ -6,7 +6,8 @@ stdout gets one JSON object ``{"ok": true, "version": ..., "module": printed mod
 allocator debug text, "before": {function: local_alloc count}, "after": {...}}`` or
 ``{"ok": false, "error": one line}``. The runner sets ``TRITON_LLVM_DEBUG_ONLY`` so that the
 allocator writes each buffer's size to fd 2, which this script captures: the printed module
-carries only offsets in older releases.
+carries only offsets in older releases. With ``--serve`` it answers one such request per line
+of stdin, one reply per line of stdout, until stdin closes.
 
 "release" runs the passes the NVIDIA backend runs before lowering to LLVM, up to and including
 the allocation, each added only if this release has it. One of them (the inliner) canonicalizes
@@ -147,12 +148,8 @@ def _allocate(text: str, prepasses: str, tmp: str) -> dict:
     return {"module": module, "before": before, "after": after}
 
 
-def main() -> int:
-    parent = os.environ.get(ENV_PARENT, "")
-    die_with_parent(int(parent) if parent.isdigit() else None)
-    import triton
-
-    request = json.loads(sys.stdin.read())
+def _answer(request: dict, version: str) -> dict:
+    """The reply to one request (the allocator's fd-2 output captured as its debug text)."""
     prepasses = request.get("prepasses", "release")
     tmp = tempfile.mkdtemp(prefix="alias-spec-plan-")
     diag_path = os.path.join(tmp, "diag.txt")
@@ -162,7 +159,7 @@ def main() -> int:
             saved = os.dup(2)
             os.dup2(diag.fileno(), 2)
             try:
-                result = {"ok": True, "version": triton.__version__,
+                result = {"ok": True, "version": version,
                           **_allocate(request["text"], prepasses, tmp)}  # fmt: skip
             except Exception as exc:  # a parse or pass failure: one line for the user
                 first = str(exc).strip().splitlines()
@@ -180,7 +177,26 @@ def main() -> int:
         if found:
             result["error"] = found.group(1).strip()
     result["debug"] = debug
-    sys.stdout.write(json.dumps(result))
+    return result
+
+
+def main() -> int:
+    parent = os.environ.get(ENV_PARENT, "")
+    die_with_parent(int(parent) if parent.isdigit() else None)
+    import triton
+
+    if "--serve" not in sys.argv[1:]:
+        sys.stdout.write(json.dumps(_answer(json.loads(sys.stdin.read()), triton.__version__)))
+        return 0
+    # Serving: one request per line in, one reply per line out, until stdin closes (Triton
+    # imported once, not once per module). Replies get a descriptor of their own; anything
+    # else written to stdout goes to stderr, so that it cannot be taken for a reply.
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    for line in sys.stdin:
+        if line.strip():
+            replies.write(json.dumps(_answer(json.loads(line), triton.__version__)) + "\n")
+            replies.flush()
     return 0
 
 
