@@ -174,12 +174,14 @@ def _served(text: str, python: str | None, timeout: float, prepasses: str) -> di
                 server = _SERVERS[key] = _Server(python)
             except OSError:
                 return None  # the one-shot worker says why
-    with server.lock:
-        reply = server.ask({"text": text, "prepasses": prepasses}, timeout)
-    if reply is None:
-        with _SERVERS_LOCK:
-            if _SERVERS.get(key) is server:
-                del _SERVERS[key]
+    try:
+        with server.lock:
+            reply = server.ask({"text": text, "prepasses": prepasses}, timeout)
+    finally:
+        if not server.alive():  # closed: killed past its time, or failed
+            with _SERVERS_LOCK:
+                if _SERVERS.get(key) is server:
+                    del _SERVERS[key]
     return reply
 
 

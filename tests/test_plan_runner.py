@@ -1,0 +1,53 @@
+"""The allocation runner's served worker (``alias_spec.plan.runner``): one per interpreter and
+process, replaced when it dies, killed past its time limit; its answers are those of a worker
+of its own."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from alias_spec.plan import runner
+
+pytest.importorskip("triton")
+TTGIR = (Path(__file__).parent / "plan_cases" / "call_frame.ttgir").read_text()
+
+
+def _server() -> runner._Server:
+    return runner._SERVERS[(os.getpid(), None)]
+
+
+def test_one_worker_serves_many_modules_and_answers_as_a_worker_of_its_own() -> None:
+    first = runner.allocate(TTGIR)
+    pid = _server().proc.pid
+    second = runner.allocate(TTGIR)
+    assert _server().proc.pid == pid  # the same process answered both
+    alone = runner._run_once(TTGIR, None, runner.TIMEOUT_S, "release")
+    assert first.module == second.module == alone["module"]
+    assert first.debug == alone["debug"] and first.version == alone["version"]
+
+
+def test_a_dead_worker_is_replaced() -> None:
+    runner.allocate(TTGIR)
+    old = _server().proc
+    old.kill()
+    old.wait()
+    got = runner.allocate(TTGIR)
+    assert "allocation.offset" in got.module or got.debug
+    assert _server().proc.pid != old.pid and _server().alive()
+
+
+def test_past_its_time_the_worker_is_killed(tmp_path: Path) -> None:
+    """An interpreter that never answers: one line after the limit, and nothing left running."""
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nexec sleep 60\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    t0 = time.monotonic()
+    with pytest.raises(runner.AllocationError, match="took over 1 s"):
+        runner.allocate(TTGIR, python=str(fake), timeout=1.0)
+    assert time.monotonic() - t0 < 10
+    assert (os.getpid(), str(fake)) not in runner._SERVERS
