@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from alias_spec.commands import DESCRIPTION, EPILOG, PROG, SUMMARY, version_line
+from alias_spec.commands import DESCRIPTION, DEV_TOOLS, EPILOG, PROG, SUMMARY, version_line
 from alias_spec.commands import EXAMPLE as EXAMPLE  # importable from here, as before
 from alias_spec.engines import registry
 from alias_spec.engines.cpp_engine import CppEngineError
@@ -409,6 +409,39 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return main(args.action, Path(args.root), dev_addr=args.addr)
 
 
+def cmd_plan_run(args: argparse.Namespace) -> int:
+    from alias_spec.plan.hook import main
+
+    return int(main(args.rest))
+
+
+def cmd_dev(args: argparse.Namespace) -> int:
+    import importlib
+
+    module, _ = DEV_TOOLS[args.tool]
+    try:
+        return int(importlib.import_module(module).main(args.rest))
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "triton":
+            raise  # an extra's module (z3, pydantic): the entry point names the extra
+        raise UsageError(f"triton is not installed, and {PROG} dev {args.tool} needs it: "
+                         "pip install 'tle-alias-spec[triton]'") from None  # fmt: skip
+
+
+DEV_HELP = """\
+The project's own tools, for a checkout: they regenerate the committed corpora and measure the
+test suite and the model against Triton releases. Each takes its own arguments, which
+'alias-spec dev TOOL --help' lists; exit status as each tool says (2 for bad arguments)."""
+
+
+def _add_passing_on(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A command whose module parses the rest of the line itself (``main(argv)``): its own
+    --help and errors are the module's, which is imported only when the command runs."""
+    p = sub.add_parser(name, add_help=False, **kwargs)
+    p.set_defaults(passes_on=True)
+    return p
+
+
 class _Formatter(argparse.HelpFormatter):
     """Help that shows each option's default (unless the help text already says it, or the
     option is a flag or has no default)."""
@@ -609,6 +642,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_plan_parser(sub)
 
+    from alias_spec.plan.cli import RUN_HELP
+
+    run = _add_passing_on(sub, "plan-run", help=SUMMARY["plan-run"], description=RUN_HELP,
+                          formatter_class=_RawFormatter)  # fmt: skip
+    run.set_defaults(func=cmd_plan_run)
+
     td = sub.add_parser(
         "triton-diff",
         help=SUMMARY["triton-diff"],
@@ -653,6 +692,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="where serve listens (default: mkdocs.yml's dev_addr, else 127.0.0.1:8000)",
     )
     d.set_defaults(func=cmd_docs)
+
+    dv = sub.add_parser(
+        "dev", help=SUMMARY["dev"], description=DEV_HELP, formatter_class=_RawFormatter
+    )
+    tools = dv.add_subparsers(dest="tool", required=True, metavar="TOOL", parser_class=_Parser,
+                              title="tools", help="the tool, then its own arguments")  # fmt: skip
+    for name, (_, summary) in DEV_TOOLS.items():
+        _add_passing_on(tools, name, help=summary, description=summary).set_defaults(func=cmd_dev)
     return p
 
 
@@ -666,7 +713,13 @@ def _warning(message: Warning | str, *_: object, **__: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    # parse_args, but what a command that parses its own arguments (dev's tools, plan-run)
+    # does not know is left for it.
+    args, rest = parser.parse_known_args(argv)
+    if rest and not getattr(args, "passes_on", False):
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")  # parse_args's own words
+    args.rest = rest
     with warnings.catch_warnings():
         warnings.showwarning = _warning  # restored when the command ends
         return _dispatch(args)
@@ -690,7 +743,3 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 141
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -30,12 +30,40 @@ SUMMARY: dict[str, str] = {
     "fuzz": "differential fuzzing campaign across engines",
     "lint": "find unsafe memdesc views in a TTGIR/MLIR dump",
     "plan": "validate a compiled kernel's shared-memory plan (and its LLVM IR addresses)",
+    "plan-run": "run a Python program with every Triton kernel it compiles judged by plan",
     "triton-diff": "compare the triton-* profiles with a Triton release's real verifiers",
     "docs": "build or serve the documentation site",
+    "dev": "the project's own tools: regenerate corpora, mutation score, Triton campaigns",
 }
 
 # The extra that installs everything a command needs (pyproject.toml); ``spec`` otherwise.
-EXTRA: dict[str, str] = {"plan": "plan", "docs": "docs"}
+EXTRA: dict[str, str] = {"plan": "plan", "plan-run": "plan", "docs": "docs"}
+
+# ``alias-spec dev TOOL``: each tool's module and one-line help. A tool's module keeps its own
+# parser (``main(argv)``, which gets the rest of the line) and is imported only when the tool
+# runs: some need Triton, and the command line must start without it.
+DEV_TOOLS: dict[str, tuple[str, str]] = {
+    "gpu-corpus": (
+        "alias_spec.difftest.gpu_corpus",
+        "regenerate tests/gpu/corpus.json (alias chains whose offsets z3 picks at the edges)",
+    ),
+    "lowering-check": (
+        "alias_spec.difftest.lowering_check",
+        "compile the GPU corpus with the installed Triton, record each case's recipes",
+    ),
+    "mutate": (
+        "alias_spec.difftest.mutate",
+        "the mutation score of the differential suite (each rule broken in each backend)",
+    ),
+    "random-diff": (
+        "alias_spec.difftest.triton.random_diff",
+        "random view requests against a Triton release's verifiers, disagreements shrunk",
+    ),
+    "boundary": (
+        "alias_spec.semantics.boundary",
+        "regenerate tests/corpus/boundary.jsonl (requests on both sides of each rule's edge)",
+    ),
+}
 
 
 def extra_for(command: str | None) -> str:

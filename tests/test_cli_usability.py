@@ -87,6 +87,75 @@ def test_every_subcommand_help_has_a_description_option_help_and_defaults(capsys
                 assert f"default: {action.default}" in text, f"{what}: default not shown"
 
 
+def test_dev_lists_its_tools_and_each_names_its_command(capsys) -> None:
+    """The developer tools are commands of the one entry point (they were ``python -m`` of
+    their modules): ``dev --help`` lists them, and each one's own help says how to run it."""
+    from alias_spec.commands import DEV_TOOLS
+
+    with pytest.raises(SystemExit) as stop:
+        main(["dev", "--help"])
+    assert stop.value.code == 0
+    listed = capsys.readouterr().out
+    assert set(DEV_TOOLS) == {"gpu-corpus", "lowering-check", "mutate", "random-diff", "boundary"}
+    for tool in DEV_TOOLS:
+        assert re.search(rf"^ +{tool}\b", listed, re.M), (tool, listed)
+        with pytest.raises(SystemExit) as stop:
+            main(["dev", tool, "--help"])
+        assert stop.value.code == 0
+        assert capsys.readouterr().out.startswith(f"usage: alias-spec dev {tool} ["), tool
+    with pytest.raises(SystemExit) as stop:
+        main(["plan-run", "--help"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: alias-spec plan-run [")
+
+
+def test_dev_help_imports_no_tool() -> None:
+    """The tools' modules (some need Triton) are imported only when one runs."""
+    code = ("import contextlib, io, sys\n"
+            "sys.modules['triton'] = None\n"
+            "from alias_spec.cli import main\n"
+            "from alias_spec.commands import DEV_TOOLS\n"
+            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['dev', '--help'])\n"
+            "mods = [m for m, _ in DEV_TOOLS.values()] + ['alias_spec.plan.hook']\n"
+            "print([m for m in mods if m in sys.modules])\n")  # fmt: skip
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       timeout=120)  # fmt: skip
+    assert (p.returncode, p.stdout) == (0, "[]\n"), p.stderr
+
+
+def test_bad_arguments_to_a_tool_are_one_error_line_and_status_2(tmp_path: Path) -> None:
+    """argparse's usage and one error line (as for every command), or the one line
+    ``alias-spec: error: ...`` for a value found bad later."""
+    for args in (["dev"], ["dev", "nope"], ["dev", "mutate", "--nope"],
+                 ["dev", "gpu-corpus", "--count", "x"], ["plan-run"]):  # fmt: skip
+        with pytest.raises(SystemExit) as stop:
+            cli(args)
+        assert stop.value.code == 2, args
+    corpus = str(ROOT / "tests" / "gpu" / "corpus.json")
+    for args, line in (
+        (["dev", "lowering-check", "--corpus", corpus, "--limit", "0"],
+         "--limit must be a positive integer"),
+        (["dev", "lowering-check", "--corpus", str(tmp_path / "none.json")],
+         f"--corpus {tmp_path / 'none.json'}: "),
+        (["dev", "random-diff", "--python", str(tmp_path / "nopython")],
+         f"--python {tmp_path / 'nopython'}: no such file"),
+        (["plan-run", str(tmp_path / "absent.py")], f"no such file: {tmp_path / 'absent.py'}"),
+    ):  # fmt: skip
+        code, out, err = cli(args)
+        assert (code, out, len(err.splitlines())) == (2, "", 1), (args, err)
+        assert err.startswith(f"alias-spec: error: {line}"), (args, err)
+
+
+def test_other_commands_still_refuse_what_they_do_not_know() -> None:
+    """Only the commands that parse their own arguments get the rest of the line."""
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as stop, contextlib.redirect_stderr(err):
+        main(["rules", "--nope"])
+    assert stop.value.code == 2
+    assert err.getvalue().splitlines()[-1] == "alias-spec: error: unrecognized arguments: --nope"
+
+
 def test_fuzz_needs_cases_rather_than_running_100000() -> None:
     p = run(["fuzz"], timeout=60)
     assert p.returncode == 2 and "--cases" in p.stderr

@@ -138,9 +138,7 @@ def test_corpus_is_valid_and_facts_agree_with_spec() -> None:
     cases = doc["cases"]
     assert len(cases) >= 300
     fresh = gpu_corpus.generate(6, doc["seed"])
-    assert fresh == cases[:6], (
-        "corpus.json is stale: rerun `python -m alias_spec.difftest.gpu_corpus`"
-    )
+    assert fresh == cases[:6], "corpus.json is stale: rerun `alias-spec dev gpu-corpus`"
     for case in cases:
         for request in case["requests"]:
             from alias_spec.model.interp import check_facts

@@ -225,3 +225,39 @@ def test_backends_never_import_each_other() -> None:
     bundles = {"alias_spec.backends.gen_patch", "alias_spec.backends.bv_proof"}
     crossing = {m: sorted(graph[m] & gens) for m in gens - bundles if graph[m] & gens}
     assert crossing == {}
+
+
+# Scripts run by file path, under an interpreter that may have only Triton (``--python``), and
+# the package's own ``python -m alias_spec``. Every other tool is a command of that one entry
+# point (``alias-spec dev TOOL``, ``alias-spec plan-run``), not a ``python -m`` of its module.
+SCRIPTS = {"alias_spec/__main__.py", "alias_spec/plan/worker.py",
+           "alias_spec/difftest/triton/worker.py"}  # fmt: skip
+
+
+def _runs_as_main(source: str) -> bool:
+    """Whether the source has an ``if __name__ == "__main__":`` (either way round)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+            sides = [node.left, node.comparators[0]]
+            names = [s.id for s in sides if isinstance(s, ast.Name)]
+            texts = [s.value for s in sides if isinstance(s, ast.Constant)]
+            if names == ["__name__"] and texts == ["__main__"]:
+                return True
+    return False
+
+
+def test_only_the_entry_point_and_the_workers_run_as_main() -> None:
+    found = sorted(
+        path.relative_to(ROOT).as_posix()
+        for path, _ in _modules()
+        if _runs_as_main(path.read_text()) and path.relative_to(ROOT).as_posix() not in SCRIPTS
+    )
+    assert found == [], f"a tool of its own; make it an alias-spec command: {found}"
+    for script in SCRIPTS - {"alias_spec/__main__.py"}:  # the workers still run by path
+        assert _runs_as_main((ROOT / script).read_text()), script
+
+
+def test_the_main_finder_finds_one() -> None:
+    assert _runs_as_main('import sys\nif __name__ == "__main__":\n    sys.exit(0)\n')
+    assert _runs_as_main("if '__main__' == __name__:\n    pass\n")
+    assert not _runs_as_main('name = "__main__"\nif name == __file__:\n    pass\n')

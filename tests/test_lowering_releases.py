@@ -1,7 +1,7 @@
 """The committed per-release lowering results (docs/data/lowering-releases/) against the recipe
 predicate, without the releases themselves.
 
-``python -m alias_spec.difftest.lowering_check`` compiled every GPU corpus case for sm_90 with Triton
+``alias-spec dev lowering-check`` compiled every GPU corpus case for sm_90 with Triton
 3.6, 3.7, 3.8 and 3.9 and recorded, per alias step, the recipe the frontend chose and the
 recipe facts it chose on. Here, from the corpus alone: the spec facts of each step are parsed
 from its request, the recipe facts recomputed the way the frontend computes them, and the
@@ -30,7 +30,7 @@ from alias_spec.model.request import parse_request
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "data" / "lowering-releases"
 CORPUS = ROOT / "tests" / "gpu" / "corpus.json"
-RERUN = "rerun `python -m alias_spec.difftest.lowering_check --out FILE` with that release"
+RERUN = "rerun `alias-spec dev lowering-check --out FILE` with that release"
 RELEASES = sorted(p.removeprefix("triton-") for p in PROFILES if p.startswith("triton-"))
 
 

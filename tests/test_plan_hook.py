@@ -210,7 +210,7 @@ def test_import_installs_nothing() -> None:
     assert out.stdout.split() == ["False", "False"], out.stderr
 
 
-# --- the pytest plugin and ``python -m alias_spec.plan.hook``, in a subprocess -----------------
+# --- the pytest plugin and ``alias-spec plan-run``, in a subprocess ---------------------------
 
 PROGRAM = f"""
 import sys
@@ -284,7 +284,7 @@ def test_run_a_program(tmp_path: Path) -> None:
         print("done")
     """)
     )
-    hook = ["-m", "alias_spec.plan.hook"]
+    hook = ["-m", "alias_spec", "plan-run"]
     out = _run([*hook, str(script)], tmp_path)
     assert out.returncode == 0 and out.stdout == "done\n", out.stderr
     assert out.stderr.splitlines()[-1] == "alias-spec plan: 2 kernels judged: 1 clean, 1 findings"
@@ -295,7 +295,18 @@ def test_run_a_program(tmp_path: Path) -> None:
                and ": findings: " in line for line in out.stderr.splitlines())  # fmt: skip
     out = _run([*hook, str(tmp_path / "absent.py")], tmp_path)
     assert out.returncode == 2
-    assert out.stderr == f"python -m alias_spec.plan.hook: no such file: {tmp_path}/absent.py\n"
+    assert out.stderr == f"alias-spec: error: no such file: {tmp_path}/absent.py\n"
+
+
+def test_run_a_module_from_the_current_directory(tmp_path: Path) -> None:
+    """``-m MODULE`` finds a module in the current directory, as ``python -m`` does, though the
+    console script does not put that directory on the path (``-c`` does: it is taken off)."""
+    (tmp_path / "prog_module.py").write_text("import sys\nprint('ran', sys.argv[1:])\n")
+    console = ("import sys; del sys.path[0]; from alias_spec.entry import main; "
+               "sys.exit(main(sys.argv[1:]))")  # fmt: skip
+    out = _run(["-c", console, "plan-run", "-m", "prog_module", "arg"], tmp_path)
+    assert out.returncode == 0 and out.stdout == "ran ['arg']\n", out.stderr
+    assert out.stderr.splitlines()[-1] == "alias-spec plan: 0 kernels judged", out.stderr
 
 
 def test_installed_plugin_needs_no_dash_p(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ interpreter, the frontend's own fact computation (alias_spec.frontend.tle.place)
 recipe predicate. The expected map gives, for each element of the last alias in row-major
 order, the byte offset from the allocation's start where Triton's layout puts it.
 
-    python -m alias_spec.difftest.gpu_corpus --out tests/gpu/corpus.json
+    alias-spec dev gpu-corpus --out tests/gpu/corpus.json
 """
 
 from __future__ import annotations
@@ -466,7 +466,9 @@ def summary(cases: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="alias-spec dev gpu-corpus", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--out", type=Path, default=Path("tests/gpu/corpus.json"))
     ap.add_argument("--count", type=int, default=320)
     ap.add_argument("--seed", type=int, default=2026)
@@ -482,7 +484,3 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
     print(json.dumps(doc["summary"], indent=1))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,9 +1,9 @@
 """Compile every GPU corpus case through ``alias_spec.frontend.tle`` with the installed Triton.
 
-``python -m alias_spec.difftest.lowering_check [--corpus FILE] [--out FILE] [--limit N]`` builds,
-for each case of the GPU corpus (default: tests/gpu/corpus.json under the current directory, as
-in a checkout), a kernel with the case's root allocation, its optional index or slice
-view and its alias chain, then reads the last alias. It compiles that kernel for sm_90 (no GPU
+``alias-spec dev lowering-check [--corpus FILE] [--out FILE] [--limit N]`` builds, for each
+case of the GPU corpus (default: tests/gpu/corpus.json under the current directory, as in a
+checkout), a kernel with the case's root allocation, its optional index or slice view and its
+alias chain, then reads the last alias. It compiles that kernel for sm_90 (no GPU
 needed) with whatever Triton the running interpreter has, and records per case the recipe the
 frontend chose for each alias step (with the facts it chose on) and the outcome:
 
@@ -272,13 +272,15 @@ class _Worker:
         self.early = tempfile.TemporaryFile()  # stderr outside compiles (imports, startup)
         home = str(PACKAGE_HOME)
         pythonpath = os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH")) if p)
+        # The worker is this tool's --worker mode, through the command line. Without its fork
+        # (ALIAS_SPEC_NO_FORK) it is one process, which the driver can kill when it hangs.
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "alias_spec.difftest.lowering_check", "--worker", str(corpus)]
+            [sys.executable, "-m", "alias_spec", "dev", "lowering-check", "--worker", str(corpus)]
             + ["--worker-log", self.log_path],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.early,
-            env={**os.environ, "PYTHONPATH": pythonpath},
+            env={**os.environ, "PYTHONPATH": pythonpath, "ALIAS_SPEC_NO_FORK": "1"},
         )
         self.pending = b""
         self.eof = False
@@ -445,6 +447,12 @@ def dump(doc: dict[str, Any]) -> str:
     return text + ',\n "cases": [\n' + rows + "\n ]\n}\n"
 
 
+def _error(message: str) -> int:
+    """Bad input, in every command's form: one line on stderr, exit status 2."""
+    print(f"alias-spec: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
 def _shown(corpus: Path) -> str:
     """The corpus as the results name it: relative to the current directory when inside it."""
     path, here = corpus.resolve(), Path.cwd().resolve()
@@ -453,7 +461,7 @@ def _shown(corpus: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m alias_spec.difftest.lowering_check",
+        prog="alias-spec dev lowering-check",
         description="Compile the GPU corpus through alias_spec.frontend.tle with the installed "
         "Triton (sm_90, no GPU needed) and record each case's recipes and outcome.",
     )
@@ -474,19 +482,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cases = json.loads(args.corpus.read_text())["cases"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"error: --corpus {args.corpus}: {exc}", file=sys.stderr)
-        return 2
+        return _error(f"--corpus {args.corpus}: {exc}")
     if args.ids:
         wanted = set(args.ids.split(","))
         unknown = wanted - {c["id"] for c in cases}
         if unknown:
-            print(f"error: --ids: unknown case ids {sorted(unknown)}", file=sys.stderr)
-            return 2
+            return _error(f"--ids: unknown case ids {sorted(unknown)}")
         cases = [c for c in cases if c["id"] in wanted]
     if args.limit is not None:
         if args.limit < 1:
-            print("error: --limit must be a positive integer", file=sys.stderr)
-            return 2
+            return _error("--limit must be a positive integer")
         cases = cases[: args.limit]
     import triton  # only the version: the workers compile
 
@@ -523,7 +528,3 @@ def main(argv: list[str] | None = None) -> int:
         for p in r["problems"]:
             print(f"  {r['id']}: {p}")
     return 1 if s["disagreements"] else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

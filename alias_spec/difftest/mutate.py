@@ -16,6 +16,7 @@ that a kill comes from the mutation, not from the mutant plumbing.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import importlib.util
 import os
@@ -407,9 +408,26 @@ def report(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
-def main(every_comparison: bool = False, seed: int = 0) -> int:
-    """Print the mutation score of the differential suite
-    (``python -m alias_spec.difftest.mutate``)."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """``alias-spec dev mutate [--every-comparison]``: print the mutation score of the
+    differential suite; exit 1 when a mutant survives."""
+    p = argparse.ArgumentParser(
+        prog="alias-spec dev mutate",
+        description="Break each rule in each backend (interpreter trees, generated Python, "
+        "generated C++): the rule deleted, or the first comparison of its formula flipped, and "
+        "check that the differential suite kills every mutant. Exit 0 when all are killed, "
+        "1 otherwise. Takes under a minute; needs a C++ compiler (CXX, else g++).",
+    )
+    p.add_argument(
+        "--every-comparison",
+        action="store_true",
+        help="flip every comparison of every rule in turn, not only the first",
+    )
+    return score_suite(p.parse_args(argv).every_comparison)
+
+
+def score_suite(every_comparison: bool = False, seed: int = 0) -> int:
+    """Print the mutation score of the differential suite; 0 when every mutant is killed."""
     t = time.perf_counter()
     cases = fuzz.suite(seed)
     results = run_mutants(cases, mutations(every_comparison))
@@ -417,7 +435,3 @@ def main(every_comparison: bool = False, seed: int = 0) -> int:
     print(f"  {len(cases)} suite cases, {time.perf_counter() - t:.1f} s")
     killed, total = score(results)
     return 0 if killed == total else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(every_comparison="--every-comparison" in sys.argv))

@@ -16,8 +16,8 @@ past the time limit costs only that kernel's verdict: the worker is replaced. Wo
 Ctrl-C (the parent stops them) and die with the parent, even one killed with SIGKILL.
 
 The summary (``Summary``) is one table: per kernel name, how many kernels were clean, partial,
-had findings or could not be judged (error). The pytest plugin and ``python -m
-alias_spec.plan.hook`` print the same table for the kernels a program compiled.
+had findings or could not be judged (error). The pytest plugin and ``alias-spec plan-run``
+print the same table for the kernels a program compiled.
 """
 
 from __future__ import annotations

@@ -38,6 +38,22 @@ kernel with findings, 3 none but some partial or not judged, 2 no kernel in it (
 could be judged)."""
 
 
+# ``alias-spec plan-run``'s help. Its parser is the hook's own (``hook.main``), which the command
+# line imports only when it runs; the text is kept here, beside plan's, for both to show.
+RUN_HELP = """\
+Run a Python program (script.py [ARGS...], or -m MODULE [ARGS...] as python -m does) with every
+Triton kernel it compiles judged by alias-spec plan: the hook (alias_spec.plan.install) judges
+each kernel's TTGIR and LLVM IR when Triton compiles it for a launch or a warmup, and writes its
+report to stderr (with --out, also its texts and JSON report to DIR); the table of verdicts per
+kernel name comes last.
+
+Modes: report (default) never raises; raise: a finding raises PlanFindingsError from the launch
+that compiled the kernel, and if the program does not catch it, it ends with one line on stderr
+and exit status 1; strict: so does a kernel only partly judged or unreadable. Without --mode
+and --out, ALIAS_SPEC_PLAN (the mode; 1 or on means report) and ALIAS_SPEC_PLAN_OUT give them.
+Exit status: the program's own, 2 when it cannot start (no such file, no Triton)."""
+
+
 def read_input(path: str) -> str:
     """A file's text (or stdin's for ``-``); ValueError with one line when it cannot be read
     (``ir.inputs``, every command's reader)."""

@@ -18,7 +18,7 @@ PlanFindingsError from the launch that compiled the kernel), ``strict`` (so does
 partly judged or unreadable). Without arguments ``install`` reads ALIAS_SPEC_PLAN (the mode) and
 ALIAS_SPEC_PLAN_OUT (the directory). Without touching the code under test:
 
-    python -m alias_spec.plan.hook [--mode M] [--out DIR] script.py|-m module [ARGS...]
+    alias-spec plan-run [--mode M] [--out DIR] script.py|-m module [ARGS...]
     ALIAS_SPEC_PLAN=raise python -m pytest
 
 (the pytest plugin, a ``pytest11`` entry point of the installed package that is inert
@@ -349,11 +349,15 @@ def compile_only(capability: int = 90, warp_size: int = 32) -> Iterator[None]:
 # --- running a program or a test suite with the hook -----------------------------------------
 
 
+PROG = "alias-spec plan-run"  # the command that runs ``main``
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``alias-spec plan-run``: run a program with the hook installed; its exit status."""
+    from alias_spec.plan.cli import RUN_HELP
+
     p = argparse.ArgumentParser(
-        prog="python -m alias_spec.plan.hook",
-        description="Run a Python program with every Triton kernel it compiles judged by "
-        "alias-spec plan (reports on stderr).",
+        prog=PROG, description=RUN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--mode", choices=MODES, help="report (default), raise or strict")
     p.add_argument("--out", metavar="DIR", help="also write each kernel's texts and report here")
@@ -361,27 +365,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("args", nargs=argparse.REMAINDER, help="script.py [ARGS...], or the module's")
     args = p.parse_args(argv)
     if args.module is None and not args.args:
-        p.print_usage(sys.stderr)
-        print("python -m alias_spec.plan.hook: give a script or -m MODULE", file=sys.stderr)
-        return 2
+        p.error("give a script or -m MODULE")
     mode = args.mode or _mode_from_env() or "report"
     if mode not in MODES:
-        print(f"python -m alias_spec.plan.hook: {ENV_MODE}={mode!r} is not one of "
-              f"{', '.join(MODES)}", file=sys.stderr)  # fmt: skip
-        return 2
+        return _error(f"{ENV_MODE}={mode!r} is not one of {', '.join(MODES)}")
     if args.module is None and not Path(args.args[0]).is_file():
-        print(f"python -m alias_spec.plan.hook: no such file: {args.args[0]}", file=sys.stderr)
-        return 2
+        return _error(f"no such file: {args.args[0]}")
     try:
         hook = install(mode, args.out)
     except ImportError:
-        print("python -m alias_spec.plan.hook: needs triton: pip install 'tle-alias-spec[plan]'",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        return _error(f"triton is not installed, and {PROG} needs it: "
+                      "pip install 'tle-alias-spec[plan]'")  # fmt: skip
     status = 0
     try:
         if args.module is not None:
             sys.argv = [args.module, *args.args]
+            # As python -m: the current directory first on the path (alias-spec, a console
+            # script, starts with its own directory there instead).
+            sys.path.insert(0, os.getcwd())
             runpy.run_module(args.module, run_name="__main__", alter_sys=True)
         else:
             script = args.args[0]
@@ -397,6 +398,12 @@ def main(argv: list[str] | None = None) -> int:
         print(hook.summary(), file=sys.stderr)
         uninstall(hook)
     return status
+
+
+def _error(message: str) -> int:
+    """A reason the program cannot start, in every command's form: one line, status 2."""
+    print(f"alias-spec: error: {message}", file=sys.stderr)
+    return 2
 
 
 # The pytest plugin (the package's pytest11 entry point, or ``-p alias_spec.plan.hook`` where
@@ -443,10 +450,3 @@ def pytest_unconfigure(config: Any) -> None:
     hook = getattr(config, "_alias_spec_plan_hook", None)
     if hook is not None:
         uninstall(hook)
-
-
-if __name__ == "__main__":
-    # Run through the importable module, so the hook's classes are the package's own.
-    from alias_spec.plan.hook import main as _main
-
-    sys.exit(_main())

@@ -187,15 +187,13 @@ def write(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m alias_spec.semantics.boundary [--out FILE]``: regenerate the corpus."""
+    """``alias-spec dev boundary [--out FILE]``: regenerate the corpus."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m alias_spec.semantics.boundary")
+    ap = argparse.ArgumentParser(
+        prog="alias-spec dev boundary", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--out", type=Path, default=Path(CORPUS), help="default: ./%(default)s")
     args = ap.parse_args(argv)
     print(f"wrote {write(args.out)} cases to {args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

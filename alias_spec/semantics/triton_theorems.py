@@ -12,14 +12,11 @@ Same structure as ``alias_spec/semantics/theorems.py`` (``Theorem``, ``Outcome``
   shared memory stores one byte per i1).
 * ``recipe_*``: the frontend's Gluon recipes for a safe alias request (``recipe_theorems.py``).
 
-    python -m alias_spec.semantics.triton_theorems [--only PREFIX] [--solver z3|cvc5|both]
+    alias-spec prove --set triton [--only PREFIX] [--solver z3|cvc5|both] [--json]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from typing import Any
 
 import z3
@@ -416,27 +413,3 @@ def _check_witness(o: Outcome) -> bool | None:
         return None
     facts = parse_request(req).facts
     return check_facts(facts, o.theorem.profile).valid and not check_facts(facts, SAFE).valid
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Prove the stock-Triton view theorems.")
-    ap.add_argument("--only", help="theorem id prefix")
-    ap.add_argument("--solver", choices=("z3", "cvc5", "both"), default="both")
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args(argv)
-    solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
-    outcomes = prove(solvers, args.only)
-    if args.json:
-        print(json.dumps([o.to_json() for o in outcomes], indent=1))
-    else:
-        for o in outcomes:
-            solvers = ", ".join(f"{k}: {v}" for k, v in o.solvers.items())
-            print(f"{o.status:8s} {o.theorem.id}  ({solvers})")
-            view = (o.counterexample or {}).get("view", {}).get("request")
-            if view:
-                print(f"         witness: {json.dumps(view)}")
-    return 0 if all(o.status in ("proved", "finding") for o in outcomes) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

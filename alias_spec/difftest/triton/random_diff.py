@@ -10,8 +10,7 @@ worker process per batch). A disagreement is shrunk (smaller dims, simpler layou
 while Triton and the model keep their verdicts, and the minimal case is written as a regression
 (``tests/regressions/triton/``), which the tests replay without Triton.
 
-Run a campaign: ``python -m alias_spec.difftest.triton.random_diff --python VENV/bin/python
---cases 10000``.
+Run a campaign: ``alias-spec dev random-diff --python VENV/bin/python --cases 10000``.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from typing import Any
 from alias_spec.difftest.triton import cases as case_gen
 from alias_spec.difftest.triton import report
 from alias_spec.difftest.triton.diff import explain, profile_for
-from alias_spec.difftest.triton.runner import triton_version, verify_modules
+from alias_spec.difftest.triton.runner import InterpreterError, triton_version, verify_modules
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.errors import RequestError
 from alias_spec.model.request import parse_request
@@ -515,7 +514,12 @@ def campaign(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m alias_spec.difftest.triton.random_diff")
+    p = argparse.ArgumentParser(
+        prog="alias-spec dev random-diff",
+        description="A random differential against a Triton release's own verifiers: generated "
+        "view requests judged by the release and by its triton-* profile, each disagreement "
+        "shrunk to a minimal case (kept with --keep). Exit 1 on a disagreement.",
+    )
     p.add_argument("--python", default=sys.executable, help="interpreter with the Triton to test")
     p.add_argument("--cases", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
@@ -524,7 +528,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--write", metavar="DOCS", nargs="?", const="docs",
                    help="record it in DOCS/triton-agreement.{json,md} (default docs)")  # fmt: skip
     args = p.parse_args(argv)
-    out = campaign(args.python, args.cases, args.seed, keep=Path(args.keep) if args.keep else None)
+    keep = Path(args.keep) if args.keep else None
+    try:
+        out = campaign(args.python, args.cases, args.seed, keep=keep)
+    except InterpreterError as exc:  # a bad --python: one line, as every command says it
+        print(f"alias-spec: error: --python {args.python}: {exc}", file=sys.stderr)
+        return 2
     if args.write:
         report.update_random(out, Path(args.write))
     del out["rows"]
@@ -542,7 +551,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  triton {t} {e['triton_error'][:90]!r} model {e['model']} {e['fired']}")
             print(f"    {json.dumps(e['request'])}")
     return 1 if out["disagree"] else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
