@@ -78,6 +78,11 @@ def _child(argv: Sequence[str] | None) -> int:
 
         traceback.print_exc()
         code = 1
+    # The child leaves by os._exit, past atexit: the plan's allocation workers (and their
+    # scratch) are stopped here.
+    runner = sys.modules.get("alias_spec.plan.runner")
+    if runner is not None:
+        runner.stop_servers()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -1,6 +1,6 @@
 """The z3 boundary corpus: both sides of every rule's edge, replayed through every engine.
 
-Snapshot: ``tests/corpus/boundary.jsonl`` is written by ``python -m alias_spec.semantics.boundary``
+Snapshot: ``tests/corpus/boundary.jsonl`` is written by ``alias-spec dev boundary``
 (the requests found by z3, each case's ``expect`` judged by z3); regenerate with that command.
 The ``test_snapshot_*`` tests compare the engines with it. The independent truths beside it:
 ``test_fixed_edges_by_hand`` (the plain fixed edges' verdicts worked out here from each

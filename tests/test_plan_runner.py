@@ -41,13 +41,28 @@ def test_a_dead_worker_is_replaced() -> None:
     assert _server().proc.pid != old.pid and _server().alive()
 
 
-def test_past_its_time_the_worker_is_killed(tmp_path: Path) -> None:
-    """An interpreter that never answers: one line after the limit, and nothing left running."""
-    fake = tmp_path / "python"
-    fake.write_text("#!/bin/sh\nexec sleep 60\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+def test_past_its_time_the_worker_is_killed(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A served worker that never answers: one line after the limit, and nothing left running."""
+    silent = tmp_path / "worker.py"
+    silent.write_text("import time\ntime.sleep(60)\n")
+    monkeypatch.setattr(runner, "WORKER", silent)
+    monkeypatch.setattr(runner, "_SERVERS", {})
     t0 = time.monotonic()
     with pytest.raises(runner.AllocationError, match="took over 1 s"):
-        runner.allocate(TTGIR, python=str(fake), timeout=1.0)
+        runner.allocate(TTGIR, timeout=1.0)
     assert time.monotonic() - t0 < 10
-    assert (os.getpid(), str(fake)) not in runner._SERVERS
+    assert runner._SERVERS == {}
+
+
+def test_another_interpreter_gets_a_worker_per_module(tmp_path: Path) -> None:
+    """One that reads its input to the end before answering (as the one-module protocol lets
+    it) is not kept waiting for an end: it is not served."""
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\ncat >/dev/null\necho nonsense\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    t0 = time.monotonic()
+    with pytest.raises(runner.AllocationError, match="python answered"):
+        runner.allocate(TTGIR, python=str(fake), timeout=60.0)
+    assert time.monotonic() - t0 < 30
+    assert not any(k[1] == str(fake) for k in runner._SERVERS)

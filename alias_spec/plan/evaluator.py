@@ -77,6 +77,11 @@ class Evaluator:
         self.var_range: dict[str, tuple[int, int]] = {}
         self.var_merge: dict[str, list[z3.BitVecRef]] = {}
         self.ranges: dict[str, tuple[int, int]] = {}  # found by _interval, not yet published
+        # A loop-carried value's signed bounds (for one that may be negative), and the values
+        # of terms the exhaustive pre-check evaluated (exhaust.py), per set of ranges.
+        self.var_signed: dict[str, tuple[int, int]] = {}
+        self.signed_found: dict[str, tuple[int, int]] = {}
+        self.exhaust_memo: dict[Any, dict[int, Any]] = {}
         # AST id -> (the AST, kept alive so that its id is not reused; its bounds)
         self._memo: dict[int, tuple[z3.ExprRef, tuple[int, int]]] = {}
         # The same under narrowed variable ranges (a select's branch), per set of ranges.
@@ -316,6 +321,9 @@ class Evaluator:
                 rng = self.ranges.pop(str(var), None)
                 if rng is not None:
                     self.var_range[str(var)] = rng
+                srng = self.signed_found.pop(str(var), None)
+                if srng is not None:
+                    self.var_signed[str(var)] = srng
                 self.bounded[name] = " and ".join(str(g) for g in got)
                 found = True
         return found
@@ -602,6 +610,8 @@ class Evaluator:
                     self.ranges[str(var)] = (lo, hi)
                 elif lo >= half:  # a signed interval of non-negative values
                     self.ranges[str(var)] = (lo - half, hi - half)
+                else:
+                    self.signed_found[str(var)] = (lo - half, hi - half)
                 return within(lo, hi)
             up = escaped > hi
             lo, hi = min(lo, escaped), max(hi, escaped)

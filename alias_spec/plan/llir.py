@@ -47,7 +47,7 @@ from alias_spec.ir.llir import (
     read,
 )
 from alias_spec.ir.ttgir import plain_symbol
-from alias_spec.plan import hopper
+from alias_spec.plan import exhaust, hopper
 from alias_spec.plan.accesses import accesses
 from alias_spec.plan.attribution import Attribution
 from alias_spec.plan.evaluator import QUERY_TIMEOUT_MS, Evaluator
@@ -370,6 +370,9 @@ def _judge(acc: Access, ranges: list[tuple[int, int]],
     lo_a, hi_a = ev.interval(acc.addr.expr)
     if any(lo <= lo_a and hi_a + acc.size <= hi for lo, hi in ranges):
         return None  # proved by interval arithmetic alone
+    got = exhaust.value_range(acc.addr.expr, ev.var_range, ev.var_signed, ev.exhaust_memo)
+    if got is not None and any(lo <= got[0] and got[1] + acc.size <= hi for lo, hi in ranges):
+        return None  # proved at every point of its variables' ranges
     a = z3.ZeroExt(64 - acc.addr.expr.size(), acc.addr.expr)
     inside = z3.Or(*[z3.And(a >= lo, a + acc.size <= hi) for lo, hi in ranges])
     facts = [z3.Not(inside)]

@@ -4,10 +4,10 @@ The interpreter named by ``--python`` (default: this one) runs ``worker.py`` by 
 Triton but not this package. Some inputs abort inside the compiler, so the allocation always
 runs in its own process, with a time limit, and with its temporary directory inside one this
 module creates and removes afterwards (a process killed by the compiler cleans up nothing).
-One worker per interpreter serves the modules of this process in turn (Triton is imported once,
-not once per kernel: that import was most of the plan of a small kernel); when it fails in any
-way but a timeout, the module is allocated again by a worker of its own, whose failure says
-what went wrong.
+Under this interpreter, one worker serves the modules of this process in turn (Triton is
+imported once, not once per kernel: that import was most of the plan of a small kernel); when
+it fails in any way but a timeout, the module is allocated again by a worker of its own, whose
+failure says what went wrong. An interpreter named by ``--python`` gets a worker per module.
 
 The release's own pre-passes canonicalize the module before allocating it, which deletes
 allocations nothing uses: a plan judged after that would say nothing about them. When they
@@ -174,6 +174,7 @@ def _served(text: str, python: str | None, timeout: float, prepasses: str) -> di
                 server = _SERVERS[key] = _Server(python)
             except OSError:
                 return None  # the one-shot worker says why
+            _stop_at_exit()
     try:
         with server.lock:
             reply = server.ask({"text": text, "prepasses": prepasses}, timeout)
@@ -185,16 +186,35 @@ def _served(text: str, python: str | None, timeout: float, prepasses: str) -> di
     return reply
 
 
-@atexit.register
-def _stop_servers() -> None:
+def stop_servers() -> None:
+    """Stop this process's workers and remove their scratch. Called at exit; a process that
+    leaves by ``os._exit`` (the command's forked child, a pool's worker) calls it first."""
     with _SERVERS_LOCK:
         mine = [k for k in _SERVERS if k[0] == os.getpid()]
         for k in mine:
             _SERVERS.pop(k).close()
 
 
+_STOPPING: set[int] = set()  # the processes whose exit stops their workers
+
+
+def _stop_at_exit() -> None:
+    if os.getpid() in _STOPPING:
+        return
+    _STOPPING.add(os.getpid())
+    atexit.register(stop_servers)
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None and mp.parent_process() is not None:
+        from multiprocessing import util
+
+        util.Finalize(None, stop_servers, exitpriority=10)  # a pool's worker skips atexit
+
+
 def _run(text: str, python: str | None, timeout: float, prepasses: str) -> dict:
-    reply = _served(text, python, timeout, prepasses)
+    # Served by this interpreter only: its worker is this file, which knows ``--serve``; an
+    # interpreter named by --python may run anything (one that reads its input to the end
+    # before answering would wait for an end that serving never gives).
+    reply = _served(text, python, timeout, prepasses) if python is None else None
     if (
         reply is not None
         and reply["ok"]

@@ -1,0 +1,229 @@
+"""Exact bounds of a shared address by evaluating it at every point of its variables' ranges.
+
+Most addresses of a compiled kernel are functions of the thread id alone (at most 1024 values)
+and of a ring slot or a loop counter whose range the evaluator has proved. Interval arithmetic
+over-approximates such a function (a swizzle's XOR, two terms of the same bits added), and the
+solver then answers what evaluating the function at each of those few thousand points answers
+exactly: this module does that evaluation, vectorised with numpy, before any query. Each
+variable takes every value of its proved range, whatever the constraints between them, so the
+range found holds every value the address can take (a superset when the constraints exclude
+points): an address whose range lies in its buffer is proved in range; any other goes to the
+solver, which knows the constraints.
+
+Sound by construction, and returns None (the caller asks the solver) for what it does not
+model: a term wider than 64 bits, a signed division, a variable without a proved range, more
+than ``MAX_POINTS`` points, or numpy missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+MAX_POINTS = 1 << 16
+# Points up to which a subterm's values are kept for the next address of the same function
+# (the thread id's arithmetic recurs in every access): beyond, memory would grow too fast.
+MEMO_POINTS = 1 << 12
+
+
+class _Unmodelled(Exception):
+    """A term this evaluator does not model."""
+
+
+def value_range(
+    e: z3.BitVecRef,
+    var_range: dict[str, tuple[int, int]],
+    var_signed: dict[str, tuple[int, int]],
+    memo: dict[Any, dict[int, Any]] | None = None,
+) -> tuple[int, int] | None:
+    """The least and greatest unsigned value of ``e`` over every point of its variables'
+    ranges (``var_range``: unsigned bounds; ``var_signed``: signed bounds, for a value that
+    may be negative), or None when that cannot be computed here. ``memo``: kept across calls
+    for one set of ranges (the caller's, per function)."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    if e.size() > 64:
+        return None
+    names: list[tuple[str, int, int, int]] = []  # name, width, low, high (signed or not)
+    for v in _variables(e):
+        name, w = str(v), v.size()
+        if name in var_range:
+            lo, hi = var_range[name]
+        elif name in var_signed:
+            lo, hi = var_signed[name]
+        else:
+            return None
+        if w > 64 or hi < lo:
+            return None
+        names.append((name, w, lo, hi))
+    points = 1
+    for _, _, lo, hi in names:
+        points *= hi - lo + 1
+        if points > MAX_POINTS:
+            return None
+    key = tuple(sorted((n, lo, hi) for n, _, lo, hi in names))
+    keep = memo is not None and points <= MEMO_POINTS
+    cache = memo.setdefault(key, {}) if keep and memo is not None else {}
+    try:
+        # Wrapping is the semantics here (bit-vector arithmetic), not an error to report.
+        with np.errstate(all="ignore"):
+            axes = [np.arange(lo, hi + 1, dtype=np.int64).astype(np.uint64)
+                    & np.uint64(_mask(w)) for _, w, lo, hi in names]  # fmt: skip
+            grids = np.meshgrid(*axes, indexing="ij") if axes else []
+            env = {n[0]: g.reshape(-1) for n, g in zip(names, grids, strict=True)}
+            out = np.broadcast_to(_Eval(np, env, cache).run(e), (points,))
+    except (_Unmodelled, OverflowError, ValueError, TypeError):
+        return None
+    return int(out.min()), int(out.max())
+
+
+def _mask(w: int) -> int:
+    return (1 << w) - 1
+
+
+def _variables(e: z3.ExprRef) -> list[z3.ExprRef]:
+    seen: set[int] = set()
+    out: list[z3.ExprRef] = []
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(x)
+        todo.extend(x.children())
+    return out
+
+
+class _Eval:
+    """Values of z3 terms as numpy arrays (bit-vectors as uint64 below their width's mask,
+    Booleans as bool), one entry per point."""
+
+    def __init__(self, np: Any, env: dict[str, Any], cache: dict[int, Any]) -> None:
+        self.np = np
+        self.env = env
+        self.cache = cache
+
+    def run(self, e: z3.ExprRef) -> Any:
+        key = e.get_id()
+        got = self.cache.get(key)
+        if got is not None:
+            return got[1]
+        value = self._value(e)
+        self.cache[key] = (e, value)  # the term kept alive: its id is not reused
+        return value
+
+    def _value(self, e: z3.ExprRef) -> Any:
+        np = self.np
+        if z3.is_true(e):
+            return np.bool_(True)
+        if z3.is_false(e):
+            return np.bool_(False)
+        if z3.is_bv_value(e):
+            return np.uint64(e.as_long())  # type: ignore[attr-defined]
+        if z3.is_const(e):
+            name = str(e)
+            if name not in self.env:
+                raise _Unmodelled(name)
+            return self.env[name]
+        if not z3.is_app(e):
+            raise _Unmodelled(str(e))
+        k = e.decl().kind()
+        kids = e.children()
+        if z3.is_bool(e):
+            return self._bool(k, kids)
+        w = e.size()  # type: ignore[attr-defined]
+        if w > 64:
+            raise _Unmodelled("wider than 64 bits")
+        m = np.uint64(_mask(w))
+        if k == z3.Z3_OP_ITE:
+            return np.where(self.run(kids[0]), self.run(kids[1]), self.run(kids[2]))
+        if k == z3.Z3_OP_EXTRACT:
+            hi, lo = e.params()
+            return (self.run(kids[0]) >> np.uint64(lo)) & m
+        if k == z3.Z3_OP_CONCAT:
+            out = np.uint64(0)
+            for x in kids:
+                out = (out << np.uint64(x.size())) | self.run(x)  # type: ignore[attr-defined]
+            return out & m
+        if k == z3.Z3_OP_ZERO_EXT:
+            return self.run(kids[0])
+        if k == z3.Z3_OP_SIGN_EXT:
+            inner = kids[0].size()  # type: ignore[attr-defined]
+            x = self.run(kids[0])
+            top = (x >> np.uint64(inner - 1)) & np.uint64(1)
+            return (x | (top * np.uint64(_mask(w) ^ _mask(inner)))) & m
+        vals = [self.run(x) for x in kids]
+        if k == z3.Z3_OP_BADD:
+            out = vals[0]
+            for v in vals[1:]:
+                out = out + v
+            return out & m
+        if k == z3.Z3_OP_BMUL:
+            out = vals[0]
+            for v in vals[1:]:
+                out = out * v
+            return out & m
+        if k == z3.Z3_OP_BSUB:
+            return (vals[0] - vals[1]) & m
+        if k == z3.Z3_OP_BNEG:
+            return (np.uint64(0) - vals[0]) & m
+        if k == z3.Z3_OP_BNOT:
+            return ~vals[0] & m
+        if k in (z3.Z3_OP_BAND, z3.Z3_OP_BOR, z3.Z3_OP_BXOR):
+            out = vals[0]
+            for v in vals[1:]:
+                out = out & v if k == z3.Z3_OP_BAND else out | v if k == z3.Z3_OP_BOR else out ^ v
+            return out
+        if k in (z3.Z3_OP_BSHL, z3.Z3_OP_BLSHR, z3.Z3_OP_BASHR):
+            x, s = vals
+            big = s >= np.uint64(w)
+            s = np.minimum(s, np.uint64(w - 1))
+            if k == z3.Z3_OP_BSHL:
+                return np.where(big, np.uint64(0), (x << s) & m)
+            if k == z3.Z3_OP_BLSHR:
+                return np.where(big, np.uint64(0), x >> s)
+            top = (x >> np.uint64(w - 1)) & np.uint64(1)
+            fill = top * m  # all ones when negative
+            shifted = (x >> s) | (fill & ~(m >> s))
+            return np.where(big, fill, shifted) & m
+        if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I, z3.Z3_OP_BUREM, z3.Z3_OP_BUREM_I):
+            x, d = vals
+            zero = d == np.uint64(0)
+            if k in (z3.Z3_OP_BUDIV_I, z3.Z3_OP_BUREM_I) and np.any(zero):
+                raise _Unmodelled("division by zero left unspecified")
+            safe = np.where(zero, np.uint64(1), d)
+            if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I):
+                return np.where(zero, m, x // safe)
+            return np.where(zero, x, x % safe)
+        raise _Unmodelled(e.decl().name())
+
+    def _bool(self, k: int, kids: list[z3.ExprRef]) -> Any:
+        np = self.np
+        if k == z3.Z3_OP_NOT:
+            return ~np.asarray(self.run(kids[0]), dtype=bool)
+        if k in (z3.Z3_OP_AND, z3.Z3_OP_OR):
+            out = np.asarray(self.run(kids[0]), dtype=bool)
+            for x in kids[1:]:
+                v = np.asarray(self.run(x), dtype=bool)
+                out = out & v if k == z3.Z3_OP_AND else out | v
+            return out
+        if k in (z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT) and len(kids) == 2:
+            a, b = self.run(kids[0]), self.run(kids[1])
+            return (a == b) if k == z3.Z3_OP_EQ else (a != b)
+        unsigned = {z3.Z3_OP_ULEQ: "le", z3.Z3_OP_ULT: "lt", z3.Z3_OP_UGEQ: "ge",
+                    z3.Z3_OP_UGT: "gt"}  # fmt: skip
+        signed = {z3.Z3_OP_SLEQ: "le", z3.Z3_OP_SLT: "lt", z3.Z3_OP_SGEQ: "ge",
+                  z3.Z3_OP_SGT: "gt"}  # fmt: skip
+        if k in unsigned or k in signed:
+            a, b = self.run(kids[0]), self.run(kids[1])
+            if k in signed:  # signed order is unsigned order with the sign bit flipped
+                flip = np.uint64(1 << (kids[0].size() - 1))  # type: ignore[attr-defined]
+                a, b = a ^ flip, b ^ flip
+            op = unsigned.get(k) or signed[k]
+            return {"le": a <= b, "lt": a < b, "ge": a >= b, "gt": a > b}[op]
+        raise _Unmodelled("a Boolean operation")
