@@ -607,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--seed", type=int, default=0, help="random seed of the campaign")
     f.add_argument(
         "--engines",
-        default="interp,python,cpp",
+        default=",".join(registry.FUZZ),
         help=f"two or more of {','.join(ENGINES)}, comma-separated",
     )
     f.add_argument("--regressions", metavar="DIR", help="save shrunk divergences here")

@@ -5,9 +5,10 @@ Not a test: it prints numbers (a markdown table) and ratios. With the package in
     python benchmarks/bench_engines.py [--cases N] [--seed S]
 
 Every engine of the registry (``alias_spec.engines.registry``, what ``alias-spec check
---engine`` offers) is measured on its full verdict, then the differential fuzzer's fast forms
-of the same engines. They all judge the same cases, all inside every engine's domain (int64
-facts that satisfy the spec's invariants), so the rates compare like with like.
+--engine`` offers) is measured on its full verdict (``judge``), then on the cheap form the
+differential fuzzer compares (``outcome``). They all judge the same cases, all inside every
+engine's domain (int64 facts that satisfy the spec's invariants), so the rates compare like
+with like.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import time
 import timeit
 from collections.abc import Callable, Sequence
 
-from alias_spec.difftest.adapters import InterpEngine, Z3Engine, cpp_batch
 from alias_spec.difftest.outcomes import ZERO_DIVISION, Case, in_int64, satisfies_invariants
 from alias_spec.difftest.random_cases import random_cases, valid_cases
 from alias_spec.difftest.sweep import Sweep
@@ -45,7 +45,7 @@ def workload(n: int, seed: int) -> list[Case]:
     """Valid, perturbed and sweep cases, kept where every engine is defined."""
     rng = random.Random(seed)
     sweep = Sweep()
-    interp = InterpEngine()
+    interp = registry.engine("interp").outcome
     out: list[Case] = []
     sources = [
         lambda: next(valid_cases(rng, 1)),
@@ -83,7 +83,8 @@ def per_case(fn: Callable[[dict, str], object]) -> Callable[[Sequence[Case]], ob
 
 def batched_cpp(sanitize: bool) -> Callable[[Sequence[Case]], object]:
     cpp_engine.build(sanitize=sanitize)  # compile outside the timing
-    return lambda cases: cpp_batch(cases, sanitize)
+    cpp = registry.engine("cpp", sanitize)
+    return lambda cases: cpp.outcomes([(c.facts, c.profile) for c in cases])
 
 
 def full_verdict(name: str) -> Callable[[], Judge]:
@@ -125,7 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     cases = workload(args.cases, args.seed)
-    z3_eval = Z3Engine()
+    z3_eval = registry.engine("z3")
+    z3_eval.prepare()
     # Every registry engine's full verdict, then the fuzzer's fast forms of the same engines.
     engines: list[tuple[str, str, Callable[[], Judge], Sequence[Case]]] = []
     for name in registry.NAMES:
@@ -134,12 +136,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         engines.append((name, HOW.get(name, "registry engine"), full_verdict(name), subset))
     few = cases[: max(200, args.cases // 100)]
     engines += [
-        ("interp", "memoised rule by rule (the fuzzer's)", lambda: per_case(InterpEngine()), cases),
+        ("interp", "memoised rule by rule (the fuzzer's)",
+         lambda: per_case(registry.engine("interp").outcome), cases),
         ("python", "alias_checks.check (generated module)",
          lambda: per_case(alias_checks.check), cases),
         ("cpp", "check_batch, -O2 harness", lambda: batched_cpp(False), cases),
         ("cpp", "check_batch, ASan+UBSan harness", lambda: batched_cpp(True), cases),
-        ("z3", "term evaluation by z3.simplify (the fuzzer's)", lambda: per_case(z3_eval), few),
+        ("z3", "term evaluation by z3.simplify (the fuzzer's)",
+         lambda: per_case(z3_eval.outcome), few),
     ]  # fmt: skip
     print(f"# Engine benchmark ({environment()})\n")
     print(f"{len(cases)} cases (valid, perturbed, sweep; seed {args.seed})\n")

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from alias_spec.api import MAX_INPUT_BYTES
 from alias_spec.api import run as main
+from alias_spec.engines import registry
 from alias_spec.generated import alias_checks
 from alias_spec.model.catalogue import PROFILES
 from alias_spec.model.errors import RequestError
@@ -477,7 +478,8 @@ def test_huge_facts_are_judged_by_every_engine() -> None:
     req = {"source": {"shape": [INT64_MAX] * 16, "dtype": "f64"},
            "result": {"shape": [INT64_MAX] * 16, "dtype": "f64"},
            "alias_offset_bytes": 2**128 - 1}  # fmt: skip
-    for engine in ("interp", "python", "z3"):
+    # Every engine but cpp, whose domain is int64 facts (these lie beyond it).
+    for engine in (n for n in registry.NAMES if n != "cpp"):
         code, out, err = check_cli(json.dumps(req), "--engine", engine, "--json")
         assert code == 1, (engine, err)
         assert "alias.offset.i32" in out

@@ -25,6 +25,8 @@ from tests.conftest import CASES, ROOT, load_case
 
 TRITON_CASES = sorted((ROOT / "tests" / "cases" / "triton").glob("*.json"))
 ALL_CASES = CASES + TRITON_CASES
+# A deliberate subset for the fast tier: the two engines that judge in microseconds and need
+# neither a compiler nor a solver; the slow tier runs every other engine of the registry.
 FAST_ENGINES = ("python", "interp")
 SLOW_ENGINES = tuple(n for n in registry.NAMES if n not in FAST_ENGINES)
 

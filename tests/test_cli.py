@@ -11,6 +11,7 @@ import pytest
 
 from alias_spec.api import DEFAULT_ENGINE
 from alias_spec.api import run as main
+from alias_spec.engines import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +48,7 @@ def test_bad_examples_explain_and_fix() -> None:
     assert "fix: alias_offset_bytes=4096" in human and "why:" in human
 
 
-@pytest.mark.parametrize("engine", ["z3", "interp", "python", "cpp"])
+@pytest.mark.parametrize("engine", registry.NAMES)
 def test_engines_agree_on_example(engine: str) -> None:
     p = run(["check", "examples/requests-bad.json", "--json", "--engine", engine, "--no-fix"])
     assert p.returncode == 1, p.stderr

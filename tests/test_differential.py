@@ -21,7 +21,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alias_spec.difftest import (
-    adapters,
     fuzz,
     outcomes,
     random_cases,
@@ -30,14 +29,14 @@ from alias_spec.difftest import (
     z3_boundary,
 )
 from alias_spec.difftest.sweep import Sweep
-from alias_spec.engines import cpp_engine, py_engine, registry
+from alias_spec.engines import base, cpp_engine, py_engine, registry
 from alias_spec.model.catalogue import PROFILES, RULES, rules_for
 from alias_spec.model.facts import INT32_MAX, INT64_MAX
 from alias_spec.model.interp import check_facts as interp_check
 from alias_spec.semantics.check import check_facts as z3_check
 
 needs_cxx = pytest.mark.skipif(cpp_engine.compiler() is None, reason="no C++ compiler (g++)")
-ALL = ["interp", "python", "cpp", "z3"]
+ALL = list(registry.FAST)
 TESTS = Path(__file__).resolve().parent
 REGRESSIONS = TESTS / "regressions"  # saved divergences, replayed below
 CASES = TESTS / "cases"  # verdict-case files: their requests seed the parsed-request cases
@@ -49,7 +48,7 @@ def _fail_with_repros(rep: fuzz.Report, found_by: str) -> None:
     if not rep.divergences:
         return
     engines = [e for e in rep.compared if e != "construction"]
-    eng = adapters.Engines(engines)
+    eng = fuzz.Engines(engines)
     texts = []
     for d in rep.divergences[:5]:
         small = shrink.shrink(d.case, eng.diverges, budget=400)
@@ -67,10 +66,10 @@ def _fail_with_repros(rep: fuzz.Report, found_by: str) -> None:
 
 def test_boundary_cases_reach_both_sides_of_every_rule() -> None:
     cases = z3_boundary.boundary_cases()
-    interp = adapters.InterpEngine()
+    interp = registry.engine("interp")
     alone, valid = Counter(), Counter()
     for c in cases:
-        got = interp(c.facts, c.profile)
+        got = interp.outcome(c.facts, c.profile)
         rule_id = c.note.split(" ")[0]
         if got == (rule_id,):
             alone[rule_id] += 1
@@ -106,8 +105,8 @@ def test_boundary_cases_all_engines_and_the_z3_solver(step: int) -> None:
     # term evaluation and the real solver engine (one satisfiability query per rule),
     # sanitized C++.
     cases = list(z3_boundary.boundary_cases())[::step]
-    rep = fuzz.run(cases, [*ALL, "z3-solver"], sanitize=True)
-    assert rep.compared["z3-solver"] == len(cases)  # every boundary case is in z3's domain
+    rep = fuzz.run(cases, [*ALL, registry.SOLVER], sanitize=True)
+    assert rep.compared[registry.SOLVER] == len(cases)  # every boundary case is in z3's domain
     assert rep.compared["cpp"] == len(cases)
     _fail_with_repros(rep, "tests/test_differential.py (boundary cases)")
 
@@ -291,7 +290,7 @@ def test_divergences_are_saved_and_loaded(tmp_path: Path) -> None:
 def test_campaign_passes_and_reports_rates(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    assert fuzz.main(3000, 1, ["interp", "python", "cpp"], save_dir=tmp_path) == 0
+    assert fuzz.main(3000, 1, list(registry.FUZZ), save_dir=tmp_path) == 0
     out = capsys.readouterr()
     assert "interp: 3000 cases judged" in out.out
     assert "python: 3000 cases judged" in out.out
@@ -304,13 +303,14 @@ def test_campaign_passes_and_reports_rates(
 def test_campaign_reports_a_broken_engine(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    real = adapters.python_engine
+    real = py_engine.PythonEngine.outcome
 
-    def broken(module=None):  # drops the last fired rule: a typical generator slip
-        run = real(module)
-        return lambda f, p: (lambda o: o[:-1] if isinstance(o, tuple) and o else o)(run(f, p))
+    def broken(self, f, p):  # drops the last fired rule: a typical generator slip
+        o = real(self, f, p)
+        return o[:-1] if isinstance(o, tuple) and o else o
 
-    monkeypatch.setattr(adapters, "python_engine", broken)
+    monkeypatch.setattr(py_engine.PythonEngine, "outcome", broken)
+    # The two engines that never need a compiler.
     assert fuzz.main(2000, 2, ["interp", "python"], save_dir=tmp_path) == 1
     out = capsys.readouterr().out
     assert "DIVERGENCE" in out and "python" in out
@@ -337,11 +337,23 @@ def test_every_registry_engine_agrees_with_its_fast_form() -> None:
     )
     assert len(cases) > 60
     for name in registry.NAMES:
-        fast = adapters.Engines([name])
-        full = adapters.verdict_engine(name)
+        fast = fuzz.Engines([name])
+        full = registry.get(name)
         for c in cases:
             got = fast.one(name, c)
-            assert got is not None and got == full(c.facts, c.profile), (name, c.facts)
+            want = base.verdict_outcome(full, c.facts, c.profile)
+            assert got is not None and got == want, (name, c.facts)
+        verdicts = full.judge_batch([c.facts for c in cases[:5]], cases[0].profile)
+        assert verdicts == [full.judge(c.facts, cases[0].profile) for c in cases[:5]], name
+
+
+def test_every_registry_engine_is_fuzzed() -> None:
+    # The campaigns' engines are the registry's, each once (FAST is NAMES in report order).
+    assert sorted(registry.FAST) == sorted(registry.NAMES)
+    assert set(registry.FUZZ) | {"z3"} == set(registry.FAST)
+    assert registry.CAMPAIGN == (*registry.NAMES, registry.SOLVER)
+    with pytest.raises(ValueError, match="unknown engines"):
+        fuzz.Engines(["interp", "nope"])
 
 
 def test_request_seeds_come_only_from_the_folder_given() -> None:

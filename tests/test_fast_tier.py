@@ -120,12 +120,10 @@ def probes() -> tuple[Probe, ...]:
 
 
 def _judge(engine: str, group: list[Probe]) -> list[tuple[str, ...]]:
-    """The fired rule ids for every probe of one profile; the C++ engine in one harness run."""
-    facts = [p.facts for p in group]
-    if engine == "cpp":
-        return [tuple(ids) for ids in cpp_engine.check_batch(facts, group[0].profile)]
-    judge = registry.get(engine)
-    return [tuple(judge(f, group[0].profile).rule_ids()) for f in facts]
+    """The fired rule ids for every probe of one profile (the C++ engine's judge_batch: one
+    harness run)."""
+    verdicts = registry.get(engine).judge_batch([p.facts for p in group], group[0].profile)
+    return [tuple(v.rule_ids()) for v in verdicts]
 
 
 def test_probes_reach_both_sides_of_every_rule() -> None:

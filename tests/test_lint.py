@@ -22,13 +22,13 @@ from typing import Any
 
 import pytest
 
+from alias_spec.engines import registry
 from alias_spec.lint.lint import (
     BYTE_FACTS,
     LAYOUT_FACTS,
     NOTICES,
     PLACEMENT_FACTS,
     _Tracer,
-    judge_facts,
     lint_text,
     main,
     to_json,
@@ -356,13 +356,13 @@ def test_rules_reading_an_unknown_fact_are_not_judged() -> None:
     names = {f.name for f in FACTS}
     assert PLACEMENT_FACTS | BYTE_FACTS | LAYOUT_FACTS <= names
     facts = _lint_facts()
-    violations, skipped = judge_facts(facts, "safe", frozenset())
+    violations, skipped = registry.judge_facts(facts, "safe", frozenset())
     assert skipped == [] and violations == []
     # With the swizzle repeat unknown, alias.base.aligned (which reads it) is not judged; a
     # subslice rule whose guard is false for this op is not mentioned.
-    _, skipped = judge_facts(facts, "safe", frozenset({"swz"}))
+    _, skipped = registry.judge_facts(facts, "safe", frozenset({"swz"}))
     assert skipped == ["alias.base.aligned"]
-    _, skipped = judge_facts(facts, "triton-3.9", frozenset({"sub_swz_ok"}))
+    _, skipped = registry.judge_facts(facts, "triton-3.9", frozenset({"sub_swz_ok"}))
     assert skipped == []
     reads = {
         r.id for r in rules_for("triton-3.9") if "sub_swz_ok" in dsl.free_vars(compiled(r.id)[1])

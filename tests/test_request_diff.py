@@ -98,6 +98,7 @@ def _check_coverage(result: rd.Result, requests: int) -> None:
     for op in rd.OPS:
         assert cov[f"lint {op}"] >= 0.01 * requests, (op, cov)
         assert cov[f"mlir {op}"] >= 0.01 * requests, (op, cov)
+    # The two engines that judge every request (cpp the int64 ones, z3 a sample).
     for engine in ("interp", "python"):
         assert cov[f"engine {engine}"] >= requests, cov
     if "cpp" not in result.skipped:

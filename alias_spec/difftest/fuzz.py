@@ -1,7 +1,8 @@
 """Differential fuzzing: every engine judges the same cases; any disagreement is a bug.
 
-The engines are the registry's (``alias_spec.engines.registry``), in the fast forms of
-``adapters``; what is compared is in ``outcomes``. Case sources: z3-generated boundary and
+The engines are the registry's (``alias_spec.engines.registry``), each judging through its
+cheap ``outcome`` (``alias_spec.engines.base``); ``Engines`` is a campaign's set of them and
+what is compared is in ``outcomes``. Case sources: z3-generated boundary and
 near-miss cases (``z3_boundary``), valid-by-construction, raw and perturbed random facts
 (``random_cases``), random JSON requests through the parser (``request_cases``) and an
 exhaustive small-scope sweep (``sweep``). ``suite`` is a fixed sample of them, boundary cases
@@ -25,15 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from alias_spec.difftest.adapters import ENGINES, INVARIANT_DOMAIN, Engines, cpp_batch
-from alias_spec.difftest.outcomes import (
-    Case,
-    Divergence,
-    Outcome,
-    disagree,
-    restrict,
-    satisfies_invariants,
-)
+from alias_spec.difftest.outcomes import Case, Divergence, Outcome, disagree, restrict
 from alias_spec.difftest.random_cases import random_cases, valid_cases
 from alias_spec.difftest.request_cases import request_cases
 from alias_spec.difftest.shrink import (
@@ -45,6 +38,44 @@ from alias_spec.difftest.shrink import (
 )
 from alias_spec.difftest.sweep import Sweep
 from alias_spec.difftest.z3_boundary import boundary_cases, cache_path
+from alias_spec.engines import registry
+from alias_spec.engines.base import Engine
+
+
+class Engines:
+    """The engines of one campaign (names of ``registry.CAMPAIGN``), and a judge of single
+    cases (for shrinking and replay)."""
+
+    def __init__(self, names: Sequence[str], sanitize: bool = False) -> None:
+        choices = registry.CAMPAIGN
+        unknown = [n for n in names if n not in choices]
+        if unknown:
+            raise ValueError(f"unknown engines {unknown}; choose from {', '.join(choices)}")
+        for name in names:
+            why = registry.unavailable(name)
+            if why is not None:  # before any case is judged: one line, what to install
+                raise registry.EngineUnavailable(name, why, registry.remedy(name))
+        self.names = list(names)
+        self.sanitize = sanitize
+        self.engines: dict[str, Engine] = {n: registry.engine(n, sanitize) for n in self.names}
+        for eng in self.engines.values():
+            eng.prepare()
+
+    def __getitem__(self, name: str) -> Engine:
+        return self.engines[name]
+
+    def outcomes(self, case: Case) -> dict[str, Outcome]:
+        out: dict[str, Outcome] = {}
+        for name in self.names:
+            out[name] = self.one(name, case)
+        return restrict(out)
+
+    def one(self, name: str, case: Case) -> Outcome:
+        """``name``'s outcome on one case (None outside its domain)."""
+        return self.engines[name].outcome(case.facts, case.profile)
+
+    def diverges(self, case: Case) -> bool:
+        return disagree(self.outcomes(case), case.expect)
 
 
 def suite(seed: int = 0, n: int = 4000, regressions: Path | None = None) -> list[Case]:
@@ -127,17 +158,20 @@ def run(
 ) -> Report:
     """Judge every case with every engine and record disagreements.
 
-    The C++ engine runs on one chunk in a worker thread (its harness is a separate process)
-    while this thread runs the Python engines on the same chunk. ``z3_pick`` chooses the
-    cases z3 judges (default: all)."""
+    A batched engine (the C++ harness, a separate process) runs on one chunk in a worker
+    thread while this thread runs the others on the same chunk. ``z3_pick`` chooses the cases
+    the sampled engines (z3) judge (default: all)."""
     eng = Engines(engines, sanitize)
     rep = report if report is not None else Report()
     start = time.perf_counter()
-    pool = ThreadPoolExecutor(1) if "cpp" in engines else None
+    batched = [n for n in engines if eng[n].batched]
+    sampled = [n for n in engines if eng[n].sampled and n not in batched]
+    plain = [n for n in engines if n not in batched and n not in sampled]
+    pool = ThreadPoolExecutor(1) if batched else None
 
-    def timed_cpp(batch: list[Case]) -> tuple[list[Outcome], float]:
+    def timed(name: str, batch: list[Case]) -> tuple[list[Outcome], float]:
         t = time.perf_counter()
-        return cpp_batch(batch, sanitize), time.perf_counter() - t
+        return eng[name].outcomes([(c.facts, c.profile) for c in batch]), time.perf_counter() - t
 
     it = iter(cases)
     try:
@@ -145,37 +179,34 @@ def run(
             batch = list(itertools.islice(it, chunk))
             if not batch:
                 break
-            fut: Future | None = pool.submit(timed_cpp, batch) if pool else None
+            futs: dict[str, Future] = {}
+            if pool is not None:
+                futs = {name: pool.submit(timed, name, batch) for name in batched}
             columns: dict[str, list[Outcome]] = {}
-            for name, fn in (("interp", eng.interp), ("python", eng.python)):
-                if fn is not None:
-                    t = time.perf_counter()
-                    columns[name] = [fn(c.facts, c.profile) for c in batch]
-                    rep.seconds[name] += time.perf_counter() - t
-                    rep.compared[name] += len(batch)
-            for name, fn in eng.others.items():
+            for name in plain:
+                fn = eng[name].outcome
                 t = time.perf_counter()
                 columns[name] = [fn(c.facts, c.profile) for c in batch]
                 rep.seconds[name] += time.perf_counter() - t
                 rep.compared[name] += len(batch)
-            for name in engines:
-                if name in INVARIANT_DOMAIN:
-                    col: list[Outcome] = []
-                    t = time.perf_counter()
-                    for k, c in enumerate(batch):
-                        pick = z3_pick is None or z3_pick(rep.cases + k, c)
-                        if pick and satisfies_invariants(c.facts):
-                            col.append(eng.one(name, c))
-                            rep.compared[name] += 1
-                        else:
-                            col.append(None)
-                    rep.seconds[name] += time.perf_counter() - t
-                    columns[name] = col
-            if fut is not None:
+            for name in sampled:
+                e = eng[name]
+                col: list[Outcome] = []
+                t = time.perf_counter()
+                for k, c in enumerate(batch):
+                    pick = z3_pick is None or z3_pick(rep.cases + k, c)
+                    if pick and e.in_domain(c.facts):
+                        col.append(e.outcome(c.facts, c.profile))
+                        rep.compared[name] += 1
+                    else:
+                        col.append(None)
+                rep.seconds[name] += time.perf_counter() - t
+                columns[name] = col
+            for name, fut in futs.items():
                 col, secs = fut.result()
-                columns["cpp"] = col
-                rep.seconds["cpp"] += secs
-                rep.compared["cpp"] += sum(1 for o in col if o is not None)
+                columns[name] = col
+                rep.seconds[name] += secs
+                rep.compared[name] += sum(1 for o in col if o is not None)
             for k, c in enumerate(batch):
                 outs = restrict({e: columns[e][k] for e in engines})
                 if disagree(outs, c.expect) and len(rep.divergences) < max_divergences:
@@ -276,7 +307,9 @@ def main(
     return 1
 
 
-def replay(path: Path, engines: Sequence[str] = ENGINES, sanitize: bool = False) -> Divergence:
+def replay(
+    path: Path, engines: Sequence[str] = registry.FAST, sanitize: bool = False
+) -> Divergence:
     """Judge a saved regression case with every engine (what the regression test checks)."""
     case = regression_case(path)
     return Divergence(case, Engines(list(engines), sanitize).outcomes(case))

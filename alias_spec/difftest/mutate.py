@@ -32,14 +32,18 @@ from pathlib import Path
 from typing import Any
 
 from alias_spec.difftest import fuzz
-from alias_spec.difftest.adapters import InterpEngine, python_engine
 from alias_spec.difftest.outcomes import ZERO_DIVISION, Case, Outcome, in_int64
 from alias_spec.difftest.z3_boundary import nodes
+from alias_spec.engines import registry
+from alias_spec.engines.py_engine import PythonEngine
 from alias_spec.model import catalogue, dsl
 from alias_spec.model.catalogue import PROFILES, Rule
 from alias_spec.model.facts import FACTS
 
-BACKENDS = ("interp", "python", "cpp")
+# The engines mutated: the registry's campaign engines built from the catalogue's rules by the
+# code mutated here (the interpreter's trees, the Python and C++ generators); z3's terms
+# (``semantics.z3expr``) have no mutant.
+BACKENDS = tuple(n for n in registry.FAST if n != "z3")
 KINDS = ("deleted", "flipped")
 FLIP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 _BOOL_FACTS = frozenset(f.name for f in FACTS if f.sort == dsl.BOOL)
@@ -356,7 +360,8 @@ def run_mutants(
     """Judge the suite with every mutant of every backend; the unchanged catalogue comes
     first (as a control, expected to survive)."""
     ms = [unchanged(), *(mutations() if ms is None else ms)]
-    reference = [InterpEngine()(c.facts, c.profile) for c in cases]
+    interp = registry.engine("interp").outcome
+    reference = [interp(c.facts, c.profile) for c in cases]
     # The C++ header has no verdict where the spec divides by zero (it returns 0 there).
     cpp_reference = [None if r == ZERO_DIVISION else r for r in reference]
     results: list[Result] = []
@@ -369,13 +374,13 @@ def run_mutants(
                 results.append(Result(m, "cpp", None if i is None else cases[i], i))
         for k, m in enumerate(ms):
             if "python" in backends:
-                run = python_engine(python_mutant(m, directory, k))
+                run = PythonEngine(python_mutant(m, directory, k)).outcome
                 i = _first_kill_lazy(run, cases, reference)
                 results.append(Result(m, "python", None if i is None else cases[i], i))
             if "interp" in backends:
                 with catalogue_as(m.rules):
-                    interp = InterpEngine()
-                    i = _first_kill_lazy(interp, cases, reference)
+                    mutant = registry.engine("interp").outcome  # reads the mutated rules
+                    i = _first_kill_lazy(mutant, cases, reference)
                 results.append(Result(m, "interp", None if i is None else cases[i], i))
     return results
 

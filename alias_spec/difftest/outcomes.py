@@ -1,10 +1,11 @@
 """What the differential tests compare: cases, engine outcomes, path outcomes, divergences.
 
-A case is a fact dict, a profile and where it came from. An engine's outcome is the tuple of
-fired rule ids in catalogue order, ``"raises <Error>"``, or None where the case lies outside the
-engine's domain (``cpp`` judges int64 facts; ``z3`` facts that satisfy the spec's invariants).
-Where the interpreter divides by zero (outside the invariants) the spec has no verdict: the
-Python engines must raise the same error and the others are not compared (``restrict``). A
+A case is a fact dict, a profile and where it came from. An engine's outcome
+(``Engine.outcome``, ``alias_spec.engines.base``) is the tuple of fired rule ids in catalogue
+order, ``"raises <Error>"``, or None where the case lies outside the engine's domain (``cpp``
+judges int64 facts; ``z3`` facts that satisfy the spec's invariants). Where the interpreter
+divides by zero (outside the invariants) the spec has no verdict: the Python engines must
+raise the same error and the others are not compared (``restrict``). A
 path's outcome (``PathOutcome``: how one way of writing a request reads it) is what the
 request-level differential compares.
 """
@@ -16,18 +17,20 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from alias_spec.engines import registry
+from alias_spec.engines.base import INT64_MIN as INT64_MIN
+from alias_spec.engines.base import ZERO_DIVISION as ZERO_DIVISION
+from alias_spec.engines.base import Outcome as Outcome
+from alias_spec.engines.base import in_int64 as in_int64
+from alias_spec.engines.base import invariant_trees as invariant_trees
+from alias_spec.engines.base import satisfies_invariants as satisfies_invariants
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import PROFILES
-from alias_spec.model.facts import FACTS, INT64_MAX, INVARIANTS, Facts, expand
+from alias_spec.model.facts import FACTS, Facts
 from alias_spec.model.request import parse_request
 
-INT64_MIN = -(2**63)
 NAMES = tuple(f.name for f in FACTS)
 BOOLS = frozenset(f.name for f in FACTS if f.sort == dsl.BOOL)
-ZERO_DIVISION = "raises ZeroDivisionError"
-
-# The fired rule ids, or "raises <Error>"; None where the engine's domain excludes the case.
-Outcome = tuple[str, ...] | str | None
 
 
 @dataclass(frozen=True)
@@ -60,19 +63,6 @@ def check_types(facts: Facts) -> None:
             raise TypeError(f"fact {name} = {v!r} has the wrong sort")
 
 
-def in_int64(facts: Facts) -> bool:
-    return all(INT64_MIN <= facts[n] <= INT64_MAX for n in NAMES)
-
-
-@cache
-def invariant_trees() -> tuple[dsl.Expr, ...]:
-    return tuple(expand(t) for t in INVARIANTS)
-
-
-def satisfies_invariants(facts: Facts) -> bool:
-    return all(dsl.evaluate(t, facts) for t in invariant_trees())
-
-
 # --- comparing ------------------------------------------------------------------------------
 
 
@@ -103,10 +93,11 @@ def disagree(outcomes: Mapping[str, Outcome], expect: tuple[str, ...] | None = N
 
 
 def restrict(outcomes: dict[str, Outcome]) -> dict[str, Outcome]:
-    """Where the spec has no verdict (zero divisor), only the Python engines are compared."""
+    """Where the spec has no verdict (zero divisor), only the engines computing in Python's
+    integers (``registry.PYTHON_ARITHMETIC``) are compared."""
     if any(o == ZERO_DIVISION for o in outcomes.values()):
         for e in outcomes:
-            if e not in ("interp", "python"):
+            if e not in registry.PYTHON_ARITHMETIC:
                 outcomes[e] = None
     return outcomes
 

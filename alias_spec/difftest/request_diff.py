@@ -37,9 +37,10 @@ Paths from input to facts, and what each can express (the rest is counted as not
   parsed and verified by its driver, one run per profile and chunk; a request the op cannot
   express counts as not covered.
 
-Engines on the reference facts, the registry's (``engines.registry``) in their fast forms
-(``difftest.adapters``): the interpreter rule by rule, memoised per rule, the generated Python,
-the generated C++ (one harness process per profile and chunk), and z3 on a sample. A divergence
+Engines on the reference facts (``ENGINES``, the registry's ``FAST``), each through its cheap
+``outcome`` (``engines.base``): the interpreter rule by rule, memoised per rule, the generated
+Python, the generated C++ (one harness process per profile and chunk), and the z3 solver on a
+sample. A divergence
 names the request (shrunk to a minimal one), the path or engine that disagrees with the
 reference and the facts on which they do.
 """
@@ -58,9 +59,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from alias_spec.difftest.adapters import InterpEngine, cpp_batch, python_engine, z3_solver
-from alias_spec.difftest.outcomes import Case, in_int64, satisfies_invariants
 from alias_spec.difftest.outcomes import PathOutcome as Outcome
+from alias_spec.difftest.outcomes import in_int64, satisfies_invariants
 from alias_spec.difftest.requests import ALIAS, IDX, RE, SUB
 from alias_spec.engines import registry
 from alias_spec.ir.procs import die_with_parent
@@ -76,7 +76,8 @@ from alias_spec.model.request import Request, parse_request
 from alias_spec.model.unknown import unjudged_rules
 
 PATHS = ("json", "explicit", "mlir", "lint", "frontend", "glue", "verifier")
-ENGINES = ("interp", "python", "cpp", "z3")
+# The engines judged on the reference facts, the interpreter (the reference) first.
+ENGINES = registry.FAST
 FACT_NAMES = tuple(f.name for f in FACTS)
 SPACE_TEXT = {"smem": "#ttg.shared_memory", "tmem": "#ttng.tensor_memory", "global": "#global"}
 INT64_MIN = -(2**63)
@@ -856,8 +857,10 @@ class _PathSkipped(Exception):
 class Runner:
     def __init__(self, options: Options | None = None) -> None:
         self.opt = options or Options()
-        self.interp = InterpEngine()
-        self.python = python_engine()
+        self.interp = registry.engine("interp").outcome
+        self.python = registry.engine("python").outcome
+        self.cpp = registry.engine("cpp")
+        self.z3 = registry.engine(registry.SOLVER).outcome  # the solver itself, sampled
         self._guards: dict[str, tuple[Any, tuple[str, ...], dict[Any, bool]]] = {}
         self.glue_skip = glue_status() if self.opt.glue else "disabled"
         self.verifier_skip = verifier_status() if self.opt.verifier else "disabled"
@@ -1114,7 +1117,7 @@ class Runner:
             res.skipped["cpp"] = self.cpp_skip
             return
         for profile, idx in cpp_jobs.items():
-            got = cpp_batch([Case(refs[i].facts, profile, "request") for i in idx])  # type: ignore[arg-type]
+            got = self.cpp.outcomes([(refs[i].facts, profile) for i in idx])  # type: ignore[misc]
             res.coverage["engine cpp"] += len(idx)
             for i, have in zip(idx, got, strict=True):
                 _compare_engine(res, items[i], "cpp", profile, interp_out[(i, profile)], have)
@@ -1125,7 +1128,7 @@ class Runner:
         if not satisfies_invariants(ref.facts):  # type: ignore[arg-type]
             return
         res.coverage["engine z3"] += 1
-        _compare_engine(res, item, "z3", profile, want, z3_solver(ref.facts, profile))  # type: ignore[arg-type]
+        _compare_engine(res, item, "z3", profile, want, self.z3(ref.facts, profile))  # type: ignore[arg-type]
 
     def run(self, items: Sequence[tuple[str, Any]], chunk: int = 1000, workers: int = 1) -> Result:
         """Every request through every path; ``workers`` processes (forked) share the chunks."""

@@ -383,6 +383,7 @@ MAX_TIMEOUTS_CACHED = 1
 _SEARCH_MODULES = (
     "alias_spec.difftest.z3_boundary",
     "alias_spec.difftest.outcomes",
+    "alias_spec.engines.base",
     "alias_spec.model.dsl",
     "alias_spec.semantics.z3expr",
     "alias_spec.semantics.lexmin",

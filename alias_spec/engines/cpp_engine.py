@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from alias_spec.engines.base import Engine, Outcome, in_int64
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import PROFILES, RULES, rule
 from alias_spec.model.errors import RequestError
@@ -182,11 +183,52 @@ def check_batch(
     return [[RULES[int(i)].id for i in row.split()] for row in out]
 
 
-def check_facts(facts: Facts, profile: str) -> Verdict:
-    """Judge one fact dict with the compiled header (engine "cpp")."""
-    fired = check_batch([facts], profile)[0]
+def _verdict(facts: Facts, profile: str, fired: Sequence[str]) -> Verdict:
     violations = []
     for rule_id in fired:
         r = rule(rule_id)
         violations.append(Violation(rule=r.id, message=r.message, values=report_values(r, facts)))
     return Verdict(valid=not violations, profile=profile, engine="cpp", violations=violations)
+
+
+def check_facts(facts: Facts, profile: str) -> Verdict:
+    """Judge one fact dict with the compiled header (engine "cpp")."""
+    return _verdict(facts, profile, check_batch([facts], profile)[0])
+
+
+class CppEngine(Engine):
+    """The compiled header; ``sanitize`` builds the harness with ASan and UBSan. Its verdicts
+    and outcomes on many fact dicts take one harness run per profile; its outcome is None
+    outside its domain (int64 facts), where its verdict raises a RequestError."""
+
+    name = "cpp"
+    batched = True
+
+    def __init__(self, sanitize: bool = False) -> None:
+        self.sanitize = sanitize
+
+    def judge(self, facts: Facts, profile: str) -> Verdict:
+        return self.judge_batch([facts], profile)[0]
+
+    def judge_batch(self, facts_list: Sequence[Facts], profile: str) -> list[Verdict]:
+        fired = check_batch(facts_list, profile, sanitize=self.sanitize)
+        return [_verdict(f, profile, ids) for f, ids in zip(facts_list, fired, strict=True)]
+
+    def in_domain(self, facts: Facts) -> bool:
+        return in_int64(facts)
+
+    def outcome(self, facts: Facts, profile: str) -> Outcome:
+        return self.outcomes([(facts, profile)])[0]
+
+    def outcomes(self, cases: Sequence[tuple[Facts, str]]) -> list[Outcome]:
+        """Every int64 case through the harness, one run per profile; None for the others."""
+        out: list[Outcome] = [None] * len(cases)
+        groups: dict[str, list[int]] = {}
+        for i, (facts, profile) in enumerate(cases):
+            if in_int64(facts):
+                groups.setdefault(profile, []).append(i)
+        for profile, idx in groups.items():
+            got = check_batch([cases[i][0] for i in idx], profile, sanitize=self.sanitize)
+            for i, ids in zip(idx, got, strict=True):
+                out[i] = tuple(ids)
+        return out

@@ -1,15 +1,21 @@
-"""The one list of engines: name -> a judge of facts under a profile, returning a Verdict.
+"""The one list of engines: name -> an :class:`~alias_spec.engines.base.Engine` (``judge``,
+``judge_batch``, and the cheap ``outcome`` the differential tester compares).
 
-Every consumer (``alias-spec check --engine``, the differential fuzzer, the benchmark) reads
-this table, so an engine added here is offered, fuzzed and measured everywhere. Engines load
-lazily: naming one imports nothing heavy (the command line starts without z3).
+Every consumer (``alias-spec check --engine``, ``alias-spec lint``, the differential fuzzer,
+the request-level differential, the mutation tester, the benchmark and the tests) takes its
+names from here, so an engine added here is offered, fuzzed and measured everywhere. Engines
+load lazily: naming one imports nothing heavy (the command line starts without z3).
 
-- ``z3``: the solver, one query per rule (``alias_spec.semantics.check``), without fixes.
-- ``interp``: the reference interpreter (``alias_spec.model.interp``).
+- ``z3``: the solver, one query per rule (``alias_spec.semantics.check``), without fixes
+  (``z3_engine``); its outcome is z3's terms simplified on the concrete facts.
+- ``interp``: the reference interpreter (``alias_spec.model.interp``, ``interp_engine``).
 - ``python``: the generated Python checks (``alias_spec.engines.py_engine``).
 - ``cpp``: the generated C++ header through the compiled harness (``cpp_engine``); its
   domain is int64 facts. It needs a working C++ compiler: without one, ``get("cpp")`` raises
   EngineUnavailable with one line saying what to install.
+
+A campaign may also name ``z3-solver`` (``SOLVER``): the z3 engine whose outcome is its
+verdict's, beside the fast evaluation of its terms (``CAMPAIGN`` lists what a campaign takes).
 
 Engines that judge whole requests (types, not facts) are listed apart, in ``REQUEST_NAMES``:
 
@@ -25,55 +31,41 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Protocol
 
+from alias_spec.engines.base import Engine
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import Facts
 from alias_spec.model.request import Request
-from alias_spec.model.verdict import Verdict
+from alias_spec.model.verdict import Verdict, Violation
 
 
-class Engine(Protocol):
-    """Judges one fact dict under one profile."""
+def _z3(sanitize: bool) -> Engine:
+    from alias_spec.engines.z3_engine import Z3Engine
 
-    def __call__(self, facts: Facts, profile: str) -> Verdict: ...
-
-
-def _z3() -> Engine:
-    from alias_spec.semantics.check import check_facts
-
-    def judge(facts: Facts, profile: str) -> Verdict:
-        # Fixes are a separate step (the command line attaches them to any engine's verdict).
-        return check_facts(facts, profile, with_fixes=False)
-
-    return judge
+    return Z3Engine()
 
 
-def _interp() -> Engine:
-    from alias_spec.model.interp import check_facts
+def _z3_solver(sanitize: bool) -> Engine:
+    from alias_spec.engines.z3_engine import Z3SolverEngine
 
-    def judge(facts: Facts, profile: str) -> Verdict:
-        return check_facts(facts, profile)
-
-    return judge
+    return Z3SolverEngine()
 
 
-def _python() -> Engine:
-    from alias_spec.engines.py_engine import check_facts
+def _interp(sanitize: bool) -> Engine:
+    from alias_spec.engines.interp_engine import InterpEngine
 
-    return check_facts
+    return InterpEngine()
 
 
-def _cpp() -> Engine:
-    from alias_spec.engines.cpp_engine import CppEngineError, build, check_facts
+def _python(sanitize: bool) -> Engine:
+    from alias_spec.engines.py_engine import PythonEngine
 
-    try:
-        build()  # cached once built: a missing or broken compiler shows here, not per request
-    except CppEngineError as exc:
-        raise EngineUnavailable("cpp", _first_line(str(exc)), remedy("cpp")) from None
+    return PythonEngine()
 
-    def judge(facts: Facts, profile: str) -> Verdict:
-        return check_facts(facts, profile)
 
-    return judge
+def _cpp(sanitize: bool) -> Engine:
+    from alias_spec.engines.cpp_engine import CppEngine
+
+    return CppEngine(sanitize)
 
 
 class RequestEngine(Protocol):
@@ -110,18 +102,34 @@ def _first_line(text: str) -> str:
 
 
 # Name -> loader, in the order the command line offers them (z3 first).
-_LOADERS: dict[str, Callable[[], Engine]] = {
+_LOADERS: dict[str, Callable[[bool], Engine]] = {
     "z3": _z3,
     "interp": _interp,
     "python": _python,
     "cpp": _cpp,
 }
 NAMES: tuple[str, ...] = tuple(_LOADERS)
+# The z3 engine judged through its verdicts, which a campaign may run beside its fast form.
+SOLVER = "z3-solver"
+_CAMPAIGN_LOADERS: dict[str, Callable[[bool], Engine]] = {**_LOADERS, SOLVER: _z3_solver}
+# Every name a campaign (``alias-spec fuzz --engines``, ``fuzz.Engines``) accepts.
+CAMPAIGN: tuple[str, ...] = tuple(_CAMPAIGN_LOADERS)
+# The engines a campaign runs by default (the fuzzer, a saved regression's replay, the
+# request-level differential), in report order, the reference interpreter first: all of NAMES.
+FAST: tuple[str, ...] = ("interp", "python", "cpp", "z3")
+# ``alias-spec fuzz``'s engines unless ``--engines`` says: FAST less z3 (milliseconds a case).
+FUZZ: tuple[str, ...] = tuple(n for n in FAST if n != "z3")
+# The engines that compute in Python's integers: where a divisor is zero (outside the spec's
+# invariants) they raise the interpreter's ZeroDivisionError, which is compared; there the
+# spec has no verdict and the other engines' outcomes are not compared.
+PYTHON_ARITHMETIC: tuple[str, ...] = ("interp", "python")
 _REQUEST_LOADERS: dict[str, Callable[[], RequestEngine]] = {"mlir": _mlir}
 REQUEST_NAMES: tuple[str, ...] = tuple(_REQUEST_LOADERS)
 # ``alias-spec check``'s engine: the generated Python checks judge in microseconds; z3 (seconds
 # per hundred requests) still gives the fixes and implications, whatever the engine.
 DEFAULT = "python"
+# ``alias-spec lint``'s engine: the reference interpreter.
+LINT = "interp"
 
 
 class UnknownEngine(KeyError):
@@ -157,14 +165,34 @@ def unavailable(name: str) -> str | None:
     return None
 
 
+def available() -> tuple[str, ...]:
+    """The engines of NAMES that can run here (nothing is built)."""
+    return tuple(n for n in NAMES if unavailable(n) is None)
+
+
+def engine(name: str, sanitize: bool = False) -> Engine:
+    """A new engine called ``name`` (any of CAMPAIGN), nothing built or checked yet: what a
+    campaign judges with (``sanitize``: the C++ harness with ASan and UBSan)."""
+    loader = _CAMPAIGN_LOADERS.get(name)
+    if loader is None:
+        raise UnknownEngine(f"unknown engine {name!r}; choose one of {', '.join(CAMPAIGN)}")
+    return loader(sanitize)
+
+
 @cache
 def get(name: str) -> Engine:
-    """The engine called ``name``; UnknownEngine names the choices, EngineUnavailable says
-    what an engine that cannot run here needs."""
-    loader = _LOADERS.get(name)
-    if loader is None:
+    """The engine called ``name`` (one of NAMES); UnknownEngine names the choices,
+    EngineUnavailable says what an engine that cannot run here needs."""
+    if name not in _LOADERS:
         raise UnknownEngine(f"unknown engine {name!r}; choose one of {', '.join(NAMES)}")
-    return loader()
+    if name == "cpp":
+        from alias_spec.engines.cpp_engine import CppEngineError, build
+
+        try:
+            build()  # cached once built: a missing or broken compiler shows here, not per request
+        except CppEngineError as exc:
+            raise EngineUnavailable("cpp", _first_line(str(exc)), remedy("cpp")) from None
+    return engine(name)
 
 
 @cache
@@ -191,3 +219,14 @@ def implications(req: Request, verdict: Verdict) -> dict[str, str]:
     from alias_spec.semantics.verdict import implications as implied
 
     return implied(req, verdict)
+
+
+def judge_facts(
+    facts: Facts, profile: str, unknown: frozenset[str] = frozenset(), engine: str = LINT
+) -> tuple[list[Violation], list[str]]:
+    """``alias-spec lint``'s judgement of one fact dict: the engine's violations among the
+    rules it can judge with ``unknown`` facts unknown, and the rules it cannot (the same
+    rules ``judge`` names in ``not_judged``)."""
+    from alias_spec.semantics.verdict import judge_facts as judge_with
+
+    return judge_with(facts, profile, unknown, get(engine))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Any
 
+from alias_spec.engines import registry
 from alias_spec.ir import report as out
 from alias_spec.ir.flows import Binding, Incoming
 from alias_spec.ir.report import SARIF_SCHEMA as SARIF_SCHEMA
@@ -52,7 +53,6 @@ from alias_spec.model.unknown import BYTE_FACTS as BYTE_FACTS
 from alias_spec.model.unknown import LAYOUT_FACTS as LAYOUT_FACTS
 from alias_spec.model.unknown import (
     PLACEMENT_FACTS,
-    judge_facts,
     unjudged_rules,
     unmodelled_facts,
 )
@@ -535,7 +535,7 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str, fixes: bool) -
         request["attributes"] = {k: v for k, v in aliases.items() if v.startswith("#")}
         parsed = parse_request(request)
         unknown = _unknown(op, place, here, parsed)
-        violations, not_judged = judge_facts(parsed.facts, profile, unknown)
+        violations, not_judged = registry.judge_facts(parsed.facts, profile, unknown)
         if by_root and here is not None:
             # A chain step's range rules are judged where the chain lands in its root, which
             # bytes the spec does not model cannot place: its offset and sizes there are unknown.
@@ -555,7 +555,7 @@ def _judge(op: Op, tracer: _Tracer, report: Report, profile: str, fixes: bool) -
             not_judged = [r for r in not_judged if not r.startswith(RANGE_PREFIX)]
             for land in lands:
                 land_facts = parse_request(_landing_request(land)).facts
-                got, left = judge_facts(land_facts, profile, frozenset())
+                got, left = registry.judge_facts(land_facts, profile, frozenset())
                 judged += [(v, land_facts) for v in got if v.rule.startswith(RANGE_PREFIX)]
                 not_judged += [r for r in left if r.startswith(RANGE_PREFIX)]
             escapes = any(land.escapes for land in lands)

@@ -9,8 +9,9 @@ mutability and memory space are known whatever its layout, so a rule whose formu
 such facts (FlagTree's logical size checks, 3.8's logical storage size) is judged; a rule that
 reads an unknown fact is not judged unless its guard is false whatever the unknown facts are,
 and ``unjudged_reads`` names the unknown facts it reads. ``alias-spec check`` and
-``alias-spec lint`` both take the unknown facts from ``unmodelled_facts`` and judge through
-``judge_facts``.
+``alias-spec lint`` both take the unknown facts from ``unmodelled_facts``, and judge through
+the engine registry (``registry.judge``, ``registry.judge_facts``), which drops the verdicts
+of the rules ``unjudged_rules`` names.
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ from __future__ import annotations
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import compiled, rules_for
 from alias_spec.model.facts import FACTS, Facts
-from alias_spec.model.interp import check_facts
 from alias_spec.model.layouts import Layout
-from alias_spec.model.verdict import Violation
 
 # Facts that depend on where the allocation starts (lint cannot know them when it does not
 # trace a source to its allocation).
@@ -159,12 +158,3 @@ def unjudged_rules(facts: Facts, profile: str, unknown: frozenset[str]) -> list[
 def unjudged_reason(reads: dict[str, list[str]]) -> str:
     """Which unknown facts each unjudged rule reads, as one clause: ``rule reads a, b; ...``."""
     return "; ".join(f"{rule} reads {', '.join(names)}" for rule, names in reads.items())
-
-
-def judge_facts(
-    facts: Facts, profile: str, unknown: frozenset[str]
-) -> tuple[list[Violation], list[str]]:
-    """The profile's violations among the rules it can judge, and the rules it cannot."""
-    skipped = unjudged_rules(facts, profile, unknown)
-    violations = check_facts(facts, profile).violations
-    return [v for v in violations if v.rule not in skipped], skipped

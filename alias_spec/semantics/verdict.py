@@ -2,8 +2,8 @@
 which violation implies which.
 
 The engine is passed in as a function (``alias_spec.engines.registry.get(name)`` gives one
-by name; the engines layer lies below this one), so every caller, the command line included,
-assembles verdicts here.
+by name; the engines layer lies below this one), so every caller, the command line and lint
+included (``registry.judge``, ``registry.judge_facts``), assembles verdicts here.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from alias_spec.model.catalogue import rule
 from alias_spec.model.describe import describe, named
 from alias_spec.model.facts import Facts
 from alias_spec.model.request import Request
-from alias_spec.model.verdict import Verdict
+from alias_spec.model.verdict import Verdict, Violation
 
 # A judge of one fact dict under one profile (the engine registry's protocol).
 EngineFn = Callable[[Facts, str], Verdict]
@@ -53,6 +53,19 @@ def judge(req: Request, profile: str, engine: EngineFn, fixes: bool = True) -> V
         for v in verdict.violations:
             v.fix = suggest(req.facts, profile, rule(v.rule), _result_shape(req))
     return verdict
+
+
+def judge_facts(
+    facts: Facts, profile: str, unknown: frozenset[str], engine: EngineFn
+) -> tuple[list[Violation], list[str]]:
+    """One fact dict through one engine with ``unknown`` facts unknown (what lint judges): the
+    violations among the rules it can judge, and the rules it cannot (in catalogue order), as
+    ``judge`` drops and names them."""
+    from alias_spec.model.unknown import unjudged_rules
+
+    skipped = unjudged_rules(facts, profile, unknown)
+    violations = engine(facts, profile).violations
+    return [v for v in violations if v.rule not in skipped], skipped
 
 
 def implications(req: Request, verdict: Verdict) -> dict[str, str]:

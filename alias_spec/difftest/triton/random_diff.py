@@ -30,10 +30,10 @@ from alias_spec.difftest.triton import cases as case_gen
 from alias_spec.difftest.triton import report
 from alias_spec.difftest.triton.diff import explain, profile_for
 from alias_spec.difftest.triton.runner import InterpreterError, triton_version, verify_modules
+from alias_spec.engines import registry
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.errors import RequestError
 from alias_spec.model.request import parse_request
-from alias_spec.model.unknown import judge_facts
 
 RE, SUB, IDX = case_gen.RE, case_gen.SUB, case_gen.IDX
 DTYPES = ("i8", "f8E5M2", "f8E4M3FN", "f16", "bf16", "i16", "f32", "i32", "f64", "i1")
@@ -292,7 +292,7 @@ def model_verdict(request: dict[str, Any], profile: str) -> tuple[str, list[str]
         req = parse_request(request)
     except RequestError as exc:
         return "error", [str(exc)]
-    fired, skipped = judge_facts(req.facts, profile, req.unknown)
+    fired, skipped = registry.judge_facts(req.facts, profile, req.unknown)
     if fired:
         return "invalid", [v.rule for v in fired]
     return ("partial", skipped) if skipped else ("valid", [])
