@@ -18,11 +18,12 @@ import ctypes
 import faulthandler
 import os
 import re
+import select
 import signal
 import struct
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,6 +237,20 @@ def _llvm_stderr(said: list[str]) -> Iterator[None]:
             said.extend(" ".join(line.split()) for line in text.splitlines() if line.strip())
 
 
+def _wait_exit(pid: int, seconds: float) -> tuple[int, int]:
+    """``waitpid`` of a child that ends within ``seconds``, woken as it exits (a pidfd);
+    (0, 0) when there is no pidfd to wait on, or it did not end in time."""
+    try:
+        fd = os.pidfd_open(pid)  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return 0, 0
+    try:
+        ready, _, _ = select.select([fd], [], [], seconds)
+    finally:
+        os.close(fd)
+    return os.waitpid(pid, os.WNOHANG) if ready else (0, 0)
+
+
 def _probe(llvm: Any, text: str) -> str | None:
     """Why parsing ``text`` would kill this process (LLVM aborts, or does not finish), or None
     when a forked child survives it (or there is no fork: the parse is then unprobed)."""
@@ -253,8 +268,9 @@ def _probe(llvm: Any, text: str) -> str | None:
             pass
         os._exit(0)
     deadline = time.monotonic() + PROBE_SECONDS
+    done, status = _wait_exit(pid, PROBE_SECONDS)
     delay = 0.001
-    while True:
+    while not done:  # no pidfd here: polled
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             break
@@ -403,6 +419,7 @@ def _convert(mod: Any, text: str) -> Module:
     # Debug locations are read from the input's own lines and metadata where they line up
     # with the instructions (the printed module numbers metadata its own way).
     given = _metadata(text)
+    at_given, at_printed = _locator(given), _locator(metadata)
     raw_lines = text.splitlines()
     sources = _source_lines(text)
     functions: list[Function] = []
@@ -414,14 +431,17 @@ def _convert(mod: Any, text: str) -> Module:
             continue
         place = sources[len(functions)] if len(functions) < len(sources) else (0, [])
         shown = texts[len(functions)] if len(functions) < len(texts) else []
-        f = _function(fn, place, metadata, shown)
+        f = _function(fn, place, shown)
         if len(place[1]) == len(f.instructions):
             for ins, (no, _) in zip(f.instructions, place[1], strict=True):
                 d = _DBG.search(_STRING.sub('""', raw_lines[no - 1]))
-                ins.dbg = _dbg_loc(d.group(1), given) if d else None
-        elif functions and len(shown) != len(f.instructions):
+                ins.dbg = at_given(d.group(1)) if d else None
+        elif not functions or len(shown) == len(f.instructions):
+            # The module's printing (or the first function's alone, numbered the same way).
             for ins in f.instructions:
-                ins.dbg = None  # printed alone: not the module's numbering, no location
+                d = _DBG.search(_STRING.sub('""', ins.text))
+                ins.dbg = at_printed(d.group(1)) if d else None
+        # else: printed alone, not the module's numbering: no location rather than a wrong one
         total += len(f.instructions)
         if total > MAX_INSTRUCTIONS:
             raise LlirError(f"more than {MAX_INSTRUCTIONS} instructions")
@@ -429,8 +449,7 @@ def _convert(mod: Any, text: str) -> Module:
     return Module(functions, declarations, metadata)
 
 
-def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], meta: dict[str, str],
-              shown: list[str]) -> Function:  # fmt: skip
+def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], shown: list[str]) -> Function:
     fline, where = place
     params = [Param(_param_name(a, i), str(a.type)) for i, a in enumerate(fn.arguments)]
     arg_of = {_key(a): i for i, a in enumerate(fn.arguments)}
@@ -462,7 +481,12 @@ def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], meta: dict[str,
     for i, (ins, blk) in enumerate(raw):
         line, col = lines[i] if lines else (fline, 1)
         text = printed[i] if printed else str(ins).strip()
-        out.instructions.append(_instruction(ins, text, i, blk, line, col, refs, meta))
+        out.instructions.append(_instruction(ins, text, i, blk, line, col, refs))
+    # A value's type is its instruction's: read here rather than asked of LLVM per use.
+    for ins in out.instructions:
+        for o in (*ins.operands, *([ins.callee] if ins.callee is not None else [])):
+            if o.kind == "value" and not o.type and 0 <= o.ref < len(out.instructions):
+                o.type = out.instructions[o.ref].type
     return out
 
 
@@ -475,7 +499,7 @@ _Refs = tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, str]]
 
 
 def _instruction(ins: Any, text: str, i: int, blk: int, line: int, col: int,
-                 refs: _Refs, meta: dict[str, str]) -> Instruction:  # fmt: skip
+                 refs: _Refs) -> Instruction:  # fmt: skip
     op = ins.opcode
     m = _ASSIGN.match(text)
     name = m.group(1) if m else ("%" + ins.name if ins.name else "")
@@ -484,9 +508,6 @@ def _instruction(ins: Any, text: str, i: int, blk: int, line: int, col: int,
     body = _STRING.sub('""', text)
     for key, val in _ATTACH.findall(body):
         out.metadata[key[1:]] = val
-    d = _DBG.search(body)
-    if d:
-        out.dbg = _dbg_loc(d.group(1), meta)
     rhs = body[m.end() :].strip() if m else body
     rhs = re.sub(r"^(?:tail|musttail|notail)\s+", "", rhs)
     if op == "br":
@@ -525,9 +546,11 @@ def _type_text(t: Any, types: dict[int, str]) -> str:
 
 def _operand(o: Any, refs: _Refs) -> Operand:
     kind = o.value_kind.name
-    ty = _type_text(o.type, refs[3])
     if kind == "instruction":
-        return Operand("value", ty, refs[0].get(_key(o), -1))
+        ref = refs[0].get(_key(o), -1)
+        # Its type is filled in from the instruction (``_function``) unless it is unknown.
+        return Operand("value", "" if ref >= 0 else _type_text(o.type, refs[3]), ref)
+    ty = _type_text(o.type, refs[3])
     if kind == "argument":
         return Operand("arg", ty, refs[1].get(_key(o), -1))
     if kind == "basic_block":
@@ -558,6 +581,18 @@ def _operand(o: Any, refs: _Refs) -> Operand:
 def _unescape(text: str) -> str:
     """An LLVM string's hex escapes decoded (asm text uses \\0A, \\09, \\22, \\5C)."""
     return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+def _locator(meta: dict[str, str]) -> Callable[[str], str | None]:
+    """``_dbg_loc`` over one metadata table, each reference resolved once."""
+    seen: dict[str, str | None] = {}
+
+    def at(ref: str) -> str | None:
+        if ref not in seen:
+            seen[ref] = _dbg_loc(ref, meta)
+        return seen[ref]
+
+    return at
 
 
 def _dbg_loc(ref: str, meta: dict[str, str]) -> str | None:

@@ -21,6 +21,8 @@ from typing import Any
 
 import z3
 
+from alias_spec.plan.evaluator import free_vars
+
 MAX_POINTS = 1 << 16
 # Points up to which a subterm's values are kept for the next address of the same function
 # (the thread id's arithmetic recurs in every access): beyond, memory would grow too fast.
@@ -85,18 +87,7 @@ def _mask(w: int) -> int:
 
 
 def _variables(e: z3.ExprRef) -> list[z3.ExprRef]:
-    seen: set[int] = set()
-    out: list[z3.ExprRef] = []
-    todo = [e]
-    while todo:
-        x = todo.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(x)
-        todo.extend(x.children())
-    return out
+    return free_vars(e)
 
 
 class _Eval:
