@@ -4,6 +4,8 @@ each other (``gen_patch``, which bundles their output for FlagTree, aside)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from alias_spec.model import dsl
 from alias_spec.model.facts import FACTS
 
@@ -58,13 +60,5 @@ def cstr(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-PY = dsl.Syntax(
-    and_=" and ",
-    or_=" or ",
-    not_="not ",
-    ite=lambda c, t, f: f"{t} if {c} else {f}",
-    true="True",
-    false="False",
-    name=lambda n: f"f[{n!r}]",
-    ops={},
-)
+# The DSL's own Python spelling, with each fact read from the facts mapping ``f``.
+PY = dataclasses.replace(dsl.PYTHON, name=lambda n: f"f[{n!r}]")
