@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from alias_spec import parse_request, rules_for
-from alias_spec.engines.py_engine import check_facts as py_check
+from alias_spec.engines import registry
 from alias_spec.model.interp import check_facts as interp_check
 from alias_spec.semantics.check import check_facts as z3_check
 
@@ -28,13 +28,17 @@ CASES = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.st
 PROFILES = ("flagtree", "safe")
 
 
-@pytest.mark.parametrize("engine", ["interp", "python", "z3"])
+@pytest.mark.parametrize("engine", registry.NAMES)
 def test_snapshot_replays(engine: str) -> None:
-    check = {"interp": interp_check, "python": py_check, "z3": z3_check}[engine]
-    for case in CASES:
-        facts = parse_request(case["request"]).facts
-        for profile in PROFILES:
-            got = check(facts, profile).rule_ids()
+    judge = registry.get(engine)
+    # Each engine on the cases of its domain (the C++ engine's is int64 facts; the corpus also
+    # holds the edges past it, which the others judge).
+    cases = [c for c in CASES if judge.in_domain(parse_request(c["request"]).facts)]
+    assert len(cases) > len(CASES) // 2
+    facts = [parse_request(case["request"]).facts for case in cases]
+    for profile in PROFILES:
+        for case, verdict in zip(cases, judge.judge_batch(facts, profile), strict=True):
+            got = verdict.rule_ids()
             assert got == case["expect"][profile], f"{case['name']} under {profile}"
 
 
