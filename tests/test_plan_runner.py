@@ -36,9 +36,11 @@ def test_a_dead_worker_is_replaced() -> None:
     old = _server().proc
     old.kill()
     old.wait()
+    scratch = _server().scratch
     got = runner.allocate(TTGIR)
     assert "allocation.offset" in got.module or got.debug
     assert _server().proc.pid != old.pid and _server().alive()
+    assert not os.path.exists(scratch)  # the dead worker's scratch went with it
 
 
 def test_past_its_time_the_worker_is_killed(tmp_path: Path,

@@ -169,7 +169,10 @@ def _served(text: str, python: str | None, timeout: float, prepasses: str) -> di
     key = (os.getpid(), python)
     with _SERVERS_LOCK:
         server = _SERVERS.get(key)
-        if server is None or not server.alive():
+        if server is not None and not server.alive():
+            server.close()  # died between two modules: its scratch goes with it
+            server = None
+        if server is None:
             try:
                 server = _SERVERS[key] = _Server(python)
             except OSError:
