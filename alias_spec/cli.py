@@ -305,7 +305,7 @@ def cmd_gen(args: argparse.Namespace) -> int:
 
 
 def cmd_prove_cpp(args: argparse.Namespace) -> int:
-    from alias_spec.backends.bv_proof import main
+    from alias_spec.difftest.bv_proof import main
 
     ids = [r.id for r in RULES if args.only is None or r.id.startswith(args.only)]
     if not ids:

@@ -1,11 +1,11 @@
-"""Translation validation of the generated C++ arithmetic (alias_spec/backends/bv_proof.py)."""
+"""Translation validation of the generated C++ arithmetic (alias_spec/difftest/bv_proof.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from alias_spec.backends import bv_proof
 from alias_spec.backends.gen_cpp import cpp_trees
+from alias_spec.difftest import bv_proof
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import RULES, rule
 from alias_spec.model.interp import violated

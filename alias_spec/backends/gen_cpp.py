@@ -6,7 +6,7 @@ formulas cannot overflow for any int64 inputs (the deepest term is a sum of a fe
 an int64 and ``ceil(int64 / 8)``). ``//`` and ``%`` follow Python's floor semantics, so the
 header agrees with the reference interpreter wherever the interpreter is defined; a zero
 divisor yields 0 instead of trapping (guards and short-circuits keep it unreachable on
-well-formed facts; ``alias_spec/backends/bv_proof.py`` proves the arithmetic against the
+well-formed facts; ``alias_spec/difftest/bv_proof.py`` proves the arithmetic against the
 integer spec).
 
 The trees printed here come from :func:`cpp_trees`; the proof walks the same trees.
