@@ -22,14 +22,13 @@ says of each; ``async_truth_h200.json`` is what an H200 showed.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from gpu_truth import NO_GPU, cuda_torch, record
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia import hopper
@@ -40,7 +39,6 @@ _tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_globa
 
 M_ROWS, N_COLS, BM, BN = 1024, 64, 64, 64
 SIGNATURE = {"x_ptr": "*fp16", "y_ptr": "*fp16", "M": "i32", "N": "i32"}
-NO_GPU = 77
 # The proxy fence as Triton 3.6-3.9 print it in LLVM IR (an inline asm call on its own line).
 _FENCE = re.compile(r"^.*\bfence\.proxy\.async\b.*\n", re.M)
 
@@ -113,14 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="the JSON file to write")
     p.add_argument("--repeat", type=int, default=20, help="launches of each kernel")
     args = p.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("async_truth: needs a CUDA GPU (torch is not installed)", file=sys.stderr)
+    torch = cuda_torch("async_truth")
+    if torch is None:
         return NO_GPU
-    if not torch.cuda.is_available():
-        print("async_truth: needs a CUDA GPU (torch sees none)", file=sys.stderr)
-        return NO_GPU
+
     import triton
 
     # Descriptors made in the kernel need a global scratch buffer from the host.
@@ -133,13 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "wrong_phase": _launch(torch, 1, None, args.repeat),
         "fence_deleted": _launch(torch, 0, str(mutant), args.repeat),
     }
-    doc = {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-        "triton": triton.__version__, "kernels": results,
-    }  # fmt: skip
-    print(json.dumps(doc, indent=1))
-    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+    record(torch, results, args.out)
     return 0
 
 

@@ -17,14 +17,13 @@ the CPU and checks the verdicts; ``race_truth_h200.json`` is what an H200 showed
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from gpu_truth import NO_GPU, cuda_torch, record
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
@@ -32,7 +31,6 @@ ELEMS = 1024
 N: gl.constexpr = gl.constexpr(ELEMS)
 PLAIN: gl.constexpr = gl.constexpr(gl.SwizzledSharedLayout(1, 1, 1, [0]))
 SIGNATURE = {"x_ptr": "*fp32", "out_ptr": "*fp32"}
-NO_GPU = 77
 # A CTA barrier call as Triton 3.6-3.9 print it in LLVM IR.
 _BARRIER = re.compile(r"^\s*(?:tail )?call void @llvm\.nvvm\.barrier(?:0|\.cta\.sync\.aligned\.all)"
                       r"\(.*\n", re.M)  # fmt: skip
@@ -91,15 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="the JSON file to write")
     p.add_argument("--repeat", type=int, default=20, help="launches of each kernel")
     args = p.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("race_truth: needs a CUDA GPU (torch is not installed)", file=sys.stderr)
+    torch = cuda_torch("race_truth")
+    if torch is None:
         return NO_GPU
-    if not torch.cuda.is_available():
-        print("race_truth: needs a CUDA GPU (torch sees none)", file=sys.stderr)
-        return NO_GPU
-    import triton
 
     mutant = Path(tempfile.mkdtemp(prefix="race-truth-")) / "relayout.llir"
     mutant.write_text(without_barrier(compile_cpu().asm["llir"]))
@@ -107,13 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         "with_barrier": _launch(torch, None, args.repeat),
         "barrier_deleted": _launch(torch, str(mutant), args.repeat),
     }
-    doc = {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-        "triton": triton.__version__, "kernels": results,
-    }  # fmt: skip
-    print(json.dumps(doc, indent=1))
-    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+    record(torch, results, args.out)
     return 0
 
 
