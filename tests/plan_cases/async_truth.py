@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from gpu_truth import NO_GPU, cuda_torch, record
+from gpu_truth import NO_GPU, cuda_torch, record, tally
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia import hopper
@@ -93,17 +93,15 @@ def _launch(torch: Any, phase: int, override: str | None, repeat: int) -> dict[s
     x = (torch.arange(M_ROWS * N_COLS, device="cuda") % 251).to(torch.float16).reshape(M_ROWS,
                                                                                          N_COLS)  # fmt: skip
     want = x * 2.0 + 1.0
-    wrong = launches_wrong = 0
     extra = {"ir_override": override} if override else {}
-    for _ in range(repeat):
+
+    def once() -> int:
         y = torch.full_like(x, float("nan"))
         roundtrip[(1,)](x, y, M_ROWS, N_COLS, BM, BN, phase, num_warps=4, **extra)
         torch.cuda.synchronize()
-        bad = int((y.view(torch.int16) != want.view(torch.int16)).sum().item())
-        wrong += bad
-        launches_wrong += bad > 0
-    return {"values": M_ROWS * N_COLS * repeat, "values_wrong": wrong, "launches": repeat,
-            "launches_wrong": launches_wrong}  # fmt: skip
+        return int((y.view(torch.int16) != want.view(torch.int16)).sum().item())
+
+    return tally(once, M_ROWS * N_COLS, repeat)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,11 +1,13 @@
 """What the GPU ground-truth scripts (``race_truth.py``, ``async_truth.py``) share: finding a
-CUDA GPU through torch, and writing what it showed with the machine's facts."""
+CUDA GPU through torch, counting wrong values over launches, and writing what it showed with
+the machine's facts."""
 
 from __future__ import annotations
 
 import datetime
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,3 +38,15 @@ def record(torch: Any, results: dict[str, Any], out: str) -> None:
     }  # fmt: skip
     print(json.dumps(doc, indent=1))
     Path(out).write_text(json.dumps(doc, indent=1) + "\n")
+
+
+def tally(launch: Callable[[], int], values: int, repeat: int) -> dict[str, Any]:
+    """``launch`` run ``repeat`` times (each returns how many of its ``values`` were wrong):
+    the values and launches in all, and those wrong."""
+    wrong = launches_wrong = 0
+    for _ in range(repeat):
+        bad = launch()
+        wrong += bad
+        launches_wrong += bad > 0
+    return {"values": values * repeat, "values_wrong": wrong, "launches": repeat,
+            "launches_wrong": launches_wrong}  # fmt: skip

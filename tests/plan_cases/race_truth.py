@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from gpu_truth import NO_GPU, cuda_torch, record
+from gpu_truth import NO_GPU, cuda_torch, record, tally
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
@@ -71,17 +71,15 @@ def compile_cpu() -> Any:
 
 def _launch(torch: Any, override: str | None, repeat: int) -> dict[str, Any]:
     x = torch.arange(ELEMS, dtype=torch.float32, device="cuda") * 0.5 + 1.0
-    wrong = launches_wrong = 0
     extra = {"ir_override": override} if override else {}
-    for _ in range(repeat):
+
+    def once() -> int:
         out = torch.full_like(x, float("nan"))
         relayout[(1,)](x, out, num_warps=4, **extra)
         torch.cuda.synchronize()
-        bad = int((out.view(torch.int32) != x.view(torch.int32)).sum().item())
-        wrong += bad
-        launches_wrong += bad > 0
-    return {"values": ELEMS * repeat, "values_wrong": wrong, "launches": repeat,
-            "launches_wrong": launches_wrong}  # fmt: skip
+        return int((out.view(torch.int32) != x.view(torch.int32)).sum().item())
+
+    return tally(once, ELEMS, repeat)
 
 
 def main(argv: list[str] | None = None) -> int:
