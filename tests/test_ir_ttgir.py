@@ -483,3 +483,49 @@ def test_triton_parses_every_case_the_reader_reads(tmp_path: Path, python: str) 
     assert not set(skipped) & {p.name for p in PARSED if p.parent.name == "ttgir"}, skipped
     assert len(to_parse) >= len(PARSED) - 3, skipped
     assert sum(p.parent == tmp_path for p in map(Path, to_parse)) >= 5  # tle ops cast
+
+
+# Token kinds of hand-lexed lines (independent of the reader's regular expression).
+_LEXED = [
+    ("%0 = arith.constant 0x1F : i32", [("ssa", "%0"), ("punct", "="), ("id", "arith.constant"),
+                                        ("int", "0x1F"), ("punct", ":"), ("id", "i32")]),
+    ("12.5 1e5 0x ->-", [("float", "12.5"), ("int", "1"), ("id", "e5"), ("int", "0"),
+                         ("id", "x"), ("punct", "->"), ("punct", "-")]),
+    ('@"a b" ^bb1 !tt.ptr<f16> #loc3 // c', [("sym", '@"a b"'), ("label", "^bb1"),
+                                             ("bang", "!tt.ptr"), ("punct", "<"), ("id", "f16"),
+                                             ("punct", ">"), ("hash", "#loc3")]),
+    ("x*?|+/", [("id", "x"), ("punct", "*"), ("punct", "?"), ("punct", "|"), ("punct", "+"),
+                ("punct", "/")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("line", "want"), _LEXED)
+def test_lex_kinds_and_texts(line: str, want: list[tuple[str, str]]) -> None:
+    from alias_spec.ir.ttgir import lex
+
+    toks = lex(line)
+    assert [(t.kind, t.text) for t in toks] == want
+    assert all(line[t.start : t.end] == t.text for t in toks)
+
+
+def test_result_types_follow_an_edited_op_and_flows_are_built_once() -> None:
+    from alias_spec.ir.flows import Flows, flows_of
+
+    text = textwrap.dedent("""\
+        module attributes {"ttg.num-warps" = 4 : i32} {
+          tt.func @k() {
+            %a = ttg.local_alloc : () -> !ttg.memdesc<16xf16, #shared, #smem, mutable> loc(#l)
+            tt.return
+          }
+        }
+        """)
+    fn = read_module(text, strict=False).functions[0]
+    op = fn.ops[0]
+    assert op.result_types().startswith("!ttg.memdesc<16xf16")
+    assert "loc" not in op.result_types()
+    op.head = op.head.replace("16xf16", "32xf32")  # a reader that edits the op sees the edit
+    assert op.result_types().startswith("!ttg.memdesc<32xf32")
+    first = flows_of(fn)
+    assert isinstance(first, Flows) and flows_of(fn) is first
+    other = read_module(text, strict=False).functions[0]
+    assert flows_of(other) is not first and flows_of(other).fn is other

@@ -319,3 +319,12 @@ class Flows:
                         seen.add(t)
                         todo.append(t)
         return seen
+
+
+def flows_of(fn: Function) -> Flows:
+    """The value graph of ``fn``, built on first use and kept on the function: liveness and
+    attribution read the same one (a module's ops do not change once read)."""
+    got = fn.flows
+    if not isinstance(got, Flows) or got.fn is not fn:
+        got = fn.flows = Flows(fn)
+    return got

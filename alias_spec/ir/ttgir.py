@@ -63,21 +63,25 @@ _KEY = re.compile(r"[A-Za-z_][\w$.-]*")  # a quoted attribute name kept as writt
 # One MLIR token. Kinds: str (a string literal, its value decoded), sym (@name, decoded),
 # ssa (%name, with #N kept), label (^name), hash (#name), bang (!name), id (a bare
 # identifier or keyword, dots included), int, float, punct (one character, or "->").
+# Alternatives ordered by how often they occur in compiled modules (the engine tries them in
+# turn); no two of them start with the same character except where the longer comes first.
 _TOKEN = re.compile(
     r"""(?P<ws>\s+)
-    |(?P<comment>//.*)
-    |(?P<str>"(?:[^"\\\n]|\\.)*")
-    |(?P<sym>@(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w$.]*))
+    |(?P<punct>[()\[\]{}<>,:=*?|+])
     |(?P<ssa>%[\w$.-]+(?:\#\d+)?)
-    |(?P<label>\^[\w$.-]+)
+    |(?P<id>[A-Za-z_][\w$.-]*)
     |(?P<hash>\#[\w$.-]+)
+    |(?P<int>\d+(?![.\dxX]))
+    |(?P<str>"(?:[^"\\\n]|\\.)*")
+    |(?P<comment>//.*)
+    |(?P<sym>@(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w$.]*))
+    |(?P<label>\^[\w$.-]+)
     |(?P<bang>![\w$.-]+)
     |(?P<hex>0x[0-9a-fA-F]+)
     |(?P<float>\d+\.\d*(?:[eE][+-]?\d+)?)
-    |(?P<int>\d+)
-    |(?P<id>[A-Za-z_][\w$.-]*)
+    |(?P<int2>\d+)
     |(?P<arrow>->)
-    |(?P<punct>.)""",
+    |(?P<other>.)""",
     re.X,
 )
 
@@ -86,7 +90,11 @@ class TtgirError(ValueError):
     """Text that is not a TTGIR module this reader understands (one line)."""
 
 
-@dataclass
+# Token kinds whose value is None and whose kind is kept as matched.
+_PLAIN = frozenset(("punct", "ssa", "id", "label", "hash", "bang", "float"))
+
+
+@dataclass(slots=True)
 class Tok:
     kind: str
     text: str  # as written
@@ -126,15 +134,21 @@ def _decode(body: str) -> str:
 def lex(line: str) -> list[Tok]:
     """A line's tokens, comments left out; TtgirError on a string that does not end."""
     toks: list[Tok] = []
+    append = toks.append
     for m in _TOKEN.finditer(line):
-        kind = m.lastgroup or "punct"
-        text = m.group(0)
-        if kind in ("ws", "comment"):
+        kind = m.lastgroup
+        if kind in _PLAIN:  # most tokens: no value to decode (tested first: read per line)
+            append(Tok(kind, m.group(), m.start(), m.end()))
             continue
-        if kind == "punct" and text == '"':
-            raise TtgirError("a string literal does not end on its line")
+        if kind == "ws" or kind == "comment":
+            continue
+        text = m.group()
         value: object = None
-        if kind == "str":
+        if kind == "other":
+            kind = "punct"
+            if text == '"':
+                raise TtgirError("a string literal does not end on its line")
+        elif kind == "str":
             value = _decode(text[1:-1])
         elif kind == "sym":
             value = _decode(text[2:-1]) if text.startswith('@"') else text[1:]
@@ -142,11 +156,11 @@ def lex(line: str) -> list[Tok]:
             # No integer the reader uses is this long: None (``_int_value`` rejects it) keeps
             # a huge literal from costing time or memory.
             kind, value = "int", int(text, 16) if len(text) <= _MAX_DIGITS else None
-        elif kind == "int":
-            value = int(text) if len(text) <= _MAX_DIGITS else None
+        elif kind == "int" or kind == "int2":
+            kind, value = "int", int(text) if len(text) <= _MAX_DIGITS else None
         elif kind == "arrow":
             kind = "punct"
-        toks.append(Tok(kind, text, m.start(), m.end(), value))
+        append(Tok(kind, text, m.start(), m.end(), value))
     return toks
 
 
@@ -280,6 +294,9 @@ class Op:
     # of ``decls`` the index into ``uses`` of the value it starts as (-1: none).
     init_uses: list[int] = field(default_factory=list)
     succ_uses: list[list[int]] = field(default_factory=list)  # per target: its operands
+    # (text, result types) of the last ``result_types`` call: every reader of the flows asks
+    # again, and lexing the op each time cost as much as reading the module.
+    _types: tuple[str, str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def inits(self) -> list[tuple[str, str]]:
@@ -299,9 +316,17 @@ class Op:
     def result_types(self) -> str:
         """The type part that holds the results: after the last top-level ``->`` of the type
         part (what follows the first ``:`` outside brackets), else that whole part."""
-        text = _strip_loc(self.text)
+        whole = self.text
+        if self._types is not None and self._types[0] == whole:
+            return self._types[1]
+        got = self._result_types(whole)
+        self._types = (whole, got)
+        return got
+
+    @staticmethod
+    def _result_types(whole: str) -> str:
         try:
-            toks = lex(text)
+            text, toks = _without_loc_text(whole)
         except TtgirError:
             return ""
         at = _top_level_types(toks)
@@ -324,6 +349,32 @@ class Op:
         return text[start:]
 
 
+def _without_loc_text(text: str) -> tuple[str, list[Tok]]:
+    """``_strip_loc(text)`` and its tokens, lexed once (TtgirError as ``lex``): the tokens
+    outside ``loc(...)`` groups, moved to their places in the text without them."""
+    toks = lex(text)
+    spans = _loc_spans(toks)
+    if not spans:
+        return text, toks
+    pieces: list[str] = []
+    kept: list[Tok] = []
+    k = 0  # where the next kept piece of ``text`` starts
+    shift = 0  # characters cut before it
+    t = 0
+    for i, j in spans:
+        cut = toks[i].start
+        pieces.append(text[k:cut])
+        for tok in toks[t:i]:
+            kept.append(Tok(tok.kind, tok.text, tok.start - shift, tok.end - shift, tok.value))
+        k = toks[j].end if j < len(toks) else len(text)
+        shift += k - cut
+        t = j + 1
+    pieces.append(text[k:])
+    for tok in toks[t:]:
+        kept.append(Tok(tok.kind, tok.text, tok.start - shift, tok.end - shift, tok.value))
+    return "".join(pieces), kept
+
+
 @dataclass
 class Function:
     name: str
@@ -332,6 +383,8 @@ class Function:
     ops: list[Op] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)  # label -> position
     attrs: dict[str, int] = field(default_factory=dict)  # allocation.* on the function itself
+    # The function's value graph (``flows.flows_of``), built once for every reader.
+    flows: object = field(default=None, repr=False, compare=False)
 
 
 @dataclass

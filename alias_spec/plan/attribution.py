@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from alias_spec.ir.flows import Flows
+from alias_spec.ir.flows import Flows, flows_of
 from alias_spec.ir.ttgir import CONCURRENT_OPS, Module, Op, op_locations, plain_symbol, same_file
 
 # An owned byte range relative to the function's base: (offset, end, label).
@@ -89,7 +89,7 @@ class Attribution:
             out = _Function()
             fn = self.module.function(name) if self.module is not None else None
             if fn is not None:
-                flows = Flows(fn)
+                flows = flows_of(fn)
                 for b in self.buffers:
                     if b.function != name:
                         continue

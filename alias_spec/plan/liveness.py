@@ -39,7 +39,7 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-from alias_spec.ir.flows import Flows, branch_target, label_index
+from alias_spec.ir.flows import Flows, branch_target, flows_of, label_index
 from alias_spec.ir.memdesc_type import first_memdesc
 from alias_spec.ir.ttgir import BRANCHES, CONCURRENT_OPS, LOOP_OPS, TERMINATORS, Function, Op
 
@@ -356,7 +356,7 @@ class Liveness:
     def __init__(self, fn: Function) -> None:
         self.fn = fn
         self.size = len(fn.ops)
-        self.flows = Flows(fn)
+        self.flows = flows_of(fn)
         # An asynchronous TMA store or wgmma reads its operands, a cp.async or a TMA load
         # writes its destination, until the wait that retires it.
         barriers: list[set[str]] | None = None
