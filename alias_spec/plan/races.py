@@ -7,7 +7,15 @@ are unordered exactly when a path of the function's control flow leads from one 
 without passing a barrier; a path around a loop's back edge puts them in different iterations.
 Asynchronous accesses (cp.async, TMA stores, wgmma operands) are in flight from their issue to
 the wait that retires their group (``wait_group N``): barriers passed meanwhile do not order
-them.
+them. A TMA load (a write of its box, and an atomic on its mbarrier) is in flight until a wait
+that closes its round on a followed mbarrier (``mbarrier.py``: the phases of one mbarrier at a
+constant address, its arrivals, loads and waits in program order, the wait's parity proved to
+be the load's phase); every thread makes that wait, so the accesses it dominates in that
+iteration are ordered after the load, and those reached past it otherwise are not decided. A
+wait proved to name the other phase orders nothing: a read after it is a finding. The
+mbarrier operations of a followed mbarrier are accesses of its 8 bytes (init and inval write,
+arrivals and waits are atomics); a tensor map built in shared memory is written by
+``tensormap.replace`` and read by ``tensormap.cp_fenceproxy``.
 
 Each unordered pair is a z3 question over two thread ids (``tid.x`` and ``tid.x'``, of
 different warps, each below the block size) and the values the addresses depend on: the
@@ -18,20 +26,22 @@ for the second thread, with the constraints the evaluator knows of it. A satisfi
 over exactly known addresses is a finding with the byte and the two thread ids z3 found.
 
 What is not judged is a note (the verdict is partial), never clean: TMA loads and mbarrier
-operations (their completion is an mbarrier wait, not followed here), the proxy fences between
-generic writes and asynchronous reads, named or counted barriers (warp-specialized
-partitions), calls to functions that touch shared memory, an access whose address is not
-bounded, a pair over two loop-carried values (a pipeline's read and write slots: their
-relation is not followed), an asynchronous access in flight into a later iteration or over a
-loop-carried slot, a common byte found only over values known by their bounds, a question the
-solver cannot decide within ``PAIR_TIMEOUT_MS``, pairs past a function's ``BUDGET_S``, and a
-function with more unordered pairs than ``MAX_PAIRS``. Assumed, and said in the guide:
-barriers are reached by every thread of the CTA (Triton places them so); a warp runs
-converged, its lanes in program order (Triton converts layouts inside one warp through shared
-memory with no barrier), so the two threads are of different warps, unless the first access
-is asynchronous and still in flight (then any two threads, its own included); and the threads of one
-instruction in one iteration that write one byte write the same value (a layout's replicated
-elements), so such a self-pair is not reported.
+operations on an mbarrier not followed (with the reason: a computed address, a parity not
+proved, counts or bytes that do not add up, calls or accesses not read in the function), the
+proxy fences between generic writes and asynchronous reads, named or counted barriers
+(warp-specialized partitions), calls to functions that touch shared memory, an access whose
+address is not bounded, a pair over two loop-carried values (a pipeline's read and write slots:
+their relation is not followed), an asynchronous access in flight into a later iteration or
+over a loop-carried slot that may meet the other (asked with no value shared but the kernel's
+own: no common byte is a proof, one is not a finding), a common byte found only over values
+known by their bounds, a question the solver cannot decide within ``PAIR_TIMEOUT_MS``, pairs
+past a function's ``BUDGET_S``, and a function with more unordered pairs than ``MAX_PAIRS``.
+Assumed, and said in the guide: barriers are reached by every thread of the CTA (Triton places
+them so); a warp runs converged, its lanes in program order (Triton converts layouts inside one
+warp through shared memory with no barrier), so the two threads are of different warps, unless
+the first access is asynchronous and still in flight (then any two threads, its own included);
+and the threads of one instruction in one iteration that write one byte write the same value (a
+layout's replicated elements), so such a self-pair is not reported.
 """
 
 from __future__ import annotations
@@ -44,9 +54,11 @@ import z3
 
 from alias_spec.ir.llir import Function, Instruction
 from alias_spec.plan.evaluator import Evaluator, free_vars
+from alias_spec.plan.guards import dominators
+from alias_spec.plan.mbarrier import Phases, follow
 from alias_spec.plan.plan import Finding, Note, Report
 from alias_spec.plan.taint import back_edges
-from alias_spec.plan.terms import Access
+from alias_spec.plan.terms import Access, as_bool
 
 MAX_PAIRS = 4_000  # unordered pairs judged per function; past it: a note
 PAIR_TIMEOUT_MS = 2_000  # one pair's question
@@ -59,9 +71,13 @@ _CTA_CALLS = ("llvm.nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all",
 _BARRIER_ASM = re.compile(r"\b(?:bar|barrier)(?:\.cta)?\.(?:sync|red|arrive)\b")
 _CTA_ASM = re.compile(r"^\s*(?:bar|barrier)(?:\.cta)?\.sync(?:\.aligned)?\s+0\s*;?\s*$")
 # Generic-proxy accesses the check orders, by the start of ``Access.kind``: reads, writes,
-# atomics.
-_READS = ("load", "call @llvm.nvvm.ldmatrix", "asm ld.shared", "asm ldmatrix")
-_WRITES = ("store", "call @llvm.nvvm.stmatrix", "asm st.shared", "asm stmatrix")
+# atomics. A tensor map built in shared memory: ``tensormap.replace`` writes the whole 128-byte
+# object (a weak generic-proxy write), ``tensormap.cp_fenceproxy`` copies it out to global
+# memory before its fence returns (a read, not asynchronous).
+_READS = ("load", "call @llvm.nvvm.ldmatrix", "asm ld.shared", "asm ldmatrix",
+          "asm tensormap.cp_fenceproxy.global.shared")  # fmt: skip
+_WRITES = ("store", "call @llvm.nvvm.stmatrix", "asm st.shared", "asm stmatrix",
+           "asm tensormap.replace.")  # fmt: skip
 _ATOMICS = ("atomic", "asm atom", "asm red")  # prefixes: .shared forms included
 
 
@@ -86,6 +102,9 @@ _BULK_STORE = _Group(
 )
 _WGMMA = _Group("read", ("llvm.nvvm.wgmma.commit_group", "wgmma.commit_group"),
                 ("llvm.nvvm.wgmma.wait_group", "wgmma.wait_group"))  # fmt: skip
+# A TMA load completing on a followed mbarrier (``mbarrier.py``): in flight from its issue to a
+# wait that closes its round; no commit, no count.
+_TMA_LOAD = _Group("write", (), ())
 _WAIT_N = re.compile(r"(?:wait_group|wait\.group)(?:\.read)?(?:\.sync\.aligned)?\s+(\d+)")
 
 
@@ -165,6 +184,7 @@ class _Party:
     lo: z3.BitVecRef
     hi: z3.BitVecRef
     role: str
+    group: _Group | None = None  # asynchronous: the protocol that retires it
 
 
 @dataclass(frozen=True)
@@ -172,40 +192,65 @@ class _Pair:
     first: _Party
     second: _Party
     crossed: bool  # the path goes around a back edge: different iterations
+    # The first a TMA load, the second reached after a wait that completes it but on a path
+    # where that wait does not dominate the second (another thread may not have waited).
+    late: bool = False
 
 
 _CAP = 8  # groups counted past an access's own (a wait leaves at most a few pending)
 
 
 def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
-              loops: set[tuple[int, int]]) -> list[_Pair]:  # fmt: skip
+              loops: set[tuple[int, int]],
+              phases: Phases | None = None) -> list[_Pair]:  # fmt: skip
     """Every pair of parties with a path from the first to the second that no barrier orders:
     none between them, or, from an asynchronous access, none after the wait that retires it
-    (while it is in flight, barriers do not order it)."""
+    (while it is in flight, barriers do not order it). A TMA load is retired by a wait that
+    closes its round (``phases``); the accesses that wait dominates, in the same iteration,
+    are then ordered for every thread that makes them (each waited itself)."""
     where = {i: (b.index, k) for b in fn.blocks for k, i in enumerate(b.instructions)}
     headers = {n for _, n in loops}
+    idom = dominators(fn) if phases is not None and phases.loads else {}
     steps: dict[tuple[int, _Group], int | None] = {}
     out: list[_Pair] = []
-    seen: set[tuple[int, int, bool]] = set()
+    seen: set[tuple[int, int, bool, bool]] = set()
+
+    def dominates(w: int, i: int) -> bool:
+        (bw, kw), (b, k) = where[w], where[i]
+        if bw == b:
+            return kw < k
+        while b in idom and idom[b] != b:
+            b = idom[b]
+            if b == bw:
+                return True
+        return False
+
     for start in sorted(at):
         if start not in where:
             continue
-        groups = {_group(p.access.kind) for p in at[start]} - {None}
+        groups = {p.group for p in at[start]} - {None}
         group = next(iter(groups)) if len(groups) == 1 else None
-        reached: dict[int, set[bool]] = {}
+        closing: set[int] = set()
+        if group is _TMA_LOAD and phases is not None:
+            closing = phases.closing[phases.loads[start]]
+        reached: dict[int, set[tuple[bool, bool]]] = {}
         block, pos = where[start]
-        # (block, first position, done: retired, commits since, crossed a back edge)
-        todo = [(block, pos + 1, group is None, 0, False)]
-        visited: set[tuple[int, bool, int, bool]] = set()
+        # (block, first position, done: retired, commits since, crossed a back edge, the TMA
+        # load's closing wait passed: its index, -2 once crossed past it, -1 none)
+        todo = [(block, pos + 1, group is None, 0, False, -1)]
+        visited: set[tuple[int, bool, int, bool, int]] = set()
         while todo:
-            b, k, done, commits, crossed = todo.pop()
+            b, k, done, commits, crossed, wait = todo.pop()
             ins_list = fn.blocks[b].instructions
             stopped = False
             for i in ins_list[k:]:
                 if done and i in barriers:
                     stopped = True
                     break
-                if not done and group is not None:
+                if not done and group is _TMA_LOAD:
+                    if i in closing:
+                        done, wait = True, -2 if crossed else i
+                elif not done and group is not None:
                     key = (i, group)
                     if key not in steps:
                         steps[key] = _step(fn.instructions[i], group)
@@ -214,27 +259,28 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                         commits = min(commits + 1, _CAP)
                     elif step is not None and commits >= step + 1:
                         done = True
-                if i in at:
-                    reached.setdefault(i, set()).add(crossed)
+                if i in at and not (wait >= 0 and dominates(wait, i)):
+                    reached.setdefault(i, set()).add((crossed, wait != -1))
             if stopped or not ins_list:
                 continue
             for n in fn.instructions[ins_list[-1]].targets:
                 # An access in flight that enters a loop meets the loop's counters at some
                 # iteration (the first from outside): taken as crossing into another one.
                 c = crossed or (b, n) in loops or (group is not None and n in headers)
-                state = (n, done, commits, c)
+                w = -2 if c and wait >= 0 else wait
+                state = (n, done, commits, c, w)
                 if n >= 0 and state not in visited:
                     visited.add(state)
-                    todo.append((n, 0, done, commits, c))
+                    todo.append((n, 0, done, commits, c, w))
         for other, flags in reached.items():
-            for crossed in flags:
+            for crossed, late in flags:
                 for a in at[start]:
                     for c in at[other]:
-                        key = (id(a), id(c), crossed)
-                        if key in seen or (id(c), id(a), crossed) in seen:
+                        key = (id(a), id(c), crossed, late)
+                        if key in seen or (id(c), id(a), crossed, late) in seen:
                             continue
                         seen.add(key)
-                        out.append(_Pair(a, c, crossed))
+                        out.append(_Pair(a, c, crossed, late))
     return out
 
 
@@ -308,16 +354,40 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = froze
                    "tid.x'": m.eval(tid2, model_completion=True).as_long()}  # type: ignore[attr-defined]  # fmt: skip
 
 
-def _parties(found: list[Access],
-             by_line: dict[int, int]) -> tuple[dict[int, list[_Party]], list[Access]]:  # fmt: skip
+def _mbarrier_role(a: Access, idx: int | None,
+                   phases: Phases) -> tuple[str | None, _Group | None, bool]:  # fmt: skip
+    """The role and protocol of an access of a followed mbarrier operation or TMA load, and
+    whether it is one (a TMA load's destination operand is dropped: its box stands for it)."""
+    e = z3.simplify(a.addr.expr)
+    const = e.as_long() if z3.is_bv_value(e) else None  # type: ignore[attr-defined]
+    if idx in phases.loads:
+        if a.kind.endswith("-byte box)"):
+            return "write", _TMA_LOAD, True
+        return ("atomic", _TMA_LOAD, True) if const == phases.loads[idx] else (None, None, True)
+    if idx in phases.roles and const == phases.roles[idx][1]:
+        return phases.roles[idx][0], None, True
+    return None, None, False
+
+
+def _parties(found: list[Access], by_line: dict[int, int],
+             phases: Phases) -> tuple[dict[int, list[_Party]], list[Access]]:  # fmt: skip
     """The judged accesses as parties by instruction (a wgmma operand's first and last byte
-    made one span), and those not judged (of no judged kind, unbounded, unlocated)."""
+    made one span; followed mbarriers' operations and TMA loads by ``phases``), and those not
+    judged (of no judged kind, unbounded, unlocated)."""
     at: dict[int, list[_Party]] = {}
     left: list[Access] = []
     spans: dict[tuple[int, str], dict[str, Access]] = {}
     for a in found:
-        role = _role(a.kind)
+        role, group = _role(a.kind), _group(a.kind)
         e = a.addr.expr
+        mrole, mgroup, known = _mbarrier_role(a, by_line.get(a.line), phases)
+        if known:
+            if mrole is not None and a.size is not None and isinstance(e, z3.BitVecRef):
+                at.setdefault(by_line[a.line], []).append(_Party(a, e, e + a.size, mrole,
+                                                                 mgroup))  # fmt: skip
+            elif mrole is not None:
+                left.append(a)
+            continue
         if role is None or a.line not in by_line or not isinstance(e, z3.BitVecRef):
             left.append(a)
         elif a.kind.startswith("wgmma operand") and a.kind.endswith(" byte)"):
@@ -326,7 +396,7 @@ def _parties(found: list[Access],
         elif a.size is None:
             left.append(a)
         else:
-            at.setdefault(by_line[a.line], []).append(_Party(a, e, e + a.size, role))
+            at.setdefault(by_line[a.line], []).append(_Party(a, e, e + a.size, role, group))
     for (line, _), ends in spans.items():
         lo, hi = ends.get("first"), ends.get("last")
         if lo is None or hi is None:
@@ -334,7 +404,7 @@ def _parties(found: list[Access],
             continue
         first, last = lo.addr.expr, hi.addr.expr
         assert isinstance(first, z3.BitVecRef) and isinstance(last, z3.BitVecRef)
-        at.setdefault(by_line[line], []).append(_Party(lo, first, last + 1, "read"))
+        at.setdefault(by_line[line], []).append(_Party(lo, first, last + 1, "read", _WGMMA))
     return at, left
 
 
@@ -356,8 +426,20 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
             other_barriers.append(ins)
     calls = [ins for ins in fn.instructions if ins.callee is not None
              and ins.callee.name in defined]  # fmt: skip
-    at, unjudged = _parties(found, by_line)
     where = f"@{fn.name}"
+    loops = back_edges(fn)
+    # Loop counters: the phis of loop headers. Triton's loops are uniform (their bounds are
+    # scalars), so in one iteration every thread sees one value of each.
+    headers = {n for _, n in loops}
+    counters = frozenset(ins.name or f"%{ins.index}" for ins in fn.instructions
+                         if ins.opcode == "phi" and ins.block in headers)  # fmt: skip
+    # An mbarrier a callee or an access not read may also touch is not followed.
+    unread = any(n.kind == "lowering.unread" and n.message.startswith(where + ":")
+                 for n in report.notes)  # fmt: skip
+    blocked = ("it calls functions that may touch them" if calls else
+               "the function has shared accesses not read" if unread else "")  # fmt: skip
+    phases = follow(fn, found, ev, lambda a: _one_thread(a, fn, ev, counters), blocked)
+    at, unjudged = _parties(found, by_line, phases)
     if other_barriers:
         ins = other_barriers[0]
         report.notes.append(Note("race.unjudged", f"{where}: races not judged: it has named or "
@@ -369,6 +451,13 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         report.notes.append(Note("race.unjudged", f"{where}: races not judged across its calls "
                                  f"(@{calls[0].callee.name} at LLVM IR line {calls[0].line})",
                                  calls[0].line, calls[0].column, fn.name))  # fmt: skip
+    if phases.not_followed and unjudged:
+        bar, why = next(iter(sorted(phases.not_followed.items())))
+        more = f" (and {len(phases.not_followed) - 1} more)" if len(phases.not_followed) > 1 else ""
+        report.notes.append(Note("race.unjudged", f"{where}: the mbarrier at shared byte {bar}"
+                                 f"{more} is not followed: {why}; its operations and the TMA "
+                                 "loads it completes are not judged", unjudged[0].line,
+                                 unjudged[0].column, fn.name))  # fmt: skip
     if unjudged:
         kinds = sorted({a.kind.split(" (")[0] for a in unjudged})
         report.notes.append(Note("race.unjudged", f"{where}: the ordering of {len(unjudged)} "
@@ -377,25 +466,19 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  f"{', ...' if len(kinds) > 4 else ''})", unjudged[0].line,
                                  unjudged[0].column, fn.name))  # fmt: skip
     parties = [p for ps in at.values() for p in ps]
-    async_reads = [p for p in parties if p.role == "read" and _group(p.access.kind)]
-    if async_reads and any(p.role == "write" and not _group(p.access.kind) for p in parties):
+    async_reads = [p for p in parties if p.role == "read" and p.group]
+    if async_reads and any(p.role == "write" and not p.group for p in parties):
         a = async_reads[0].access
         report.notes.append(Note("race.unjudged", f"{where}: the proxy fences between its "
                                  f"generic writes and asynchronous reads ({a.kind} at LLVM IR "
                                  f"line {a.line}) are not judged", a.line, a.column,
                                  fn.name))  # fmt: skip
-    loops = back_edges(fn)
-    pairs = [p for p in unordered(fn, at, barriers, loops) if _conflict(p)]
+    pairs = [p for p in unordered(fn, at, barriers, loops, phases) if _conflict(p)]
     if len(pairs) > MAX_PAIRS:
         report.notes.append(Note("race.unjudged", f"{where}: {len(pairs)} unordered pairs of "
                                  f"shared accesses; the first {MAX_PAIRS} judged", fn.line, 1,
                                  fn.name))  # fmt: skip
         pairs = pairs[:MAX_PAIRS]
-    # Loop counters: the phis of loop headers. Triton's loops are uniform (their bounds are
-    # scalars), so in one iteration every thread sees one value of each.
-    headers = {n for _, n in loops}
-    counters = frozenset(ins.name or f"%{ins.index}" for ins in fn.instructions
-                         if ins.opcode == "phi" and ins.block in headers)  # fmt: skip
     undecided: list[_Pair] = []
     deadline = time.monotonic() + BUDGET_S
     for p in pairs:
@@ -403,20 +486,24 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
             undecided.append(p)  # out of time: said with the undecided
             continue
         carried = _carried(p, counters)
-        in_flight = bool(_group(p.first.access.kind) or _group(p.second.access.kind))
-        if len(carried) > 1 or (in_flight and (p.crossed or carried)):
-            # Over two loop-carried values (a pipeline's read and write slots), or in flight
-            # into a later iteration or over a loop-carried slot: whether the addresses meet
-            # is a relation between loop-carried values, not followed here.
+        in_flight = bool(p.first.group or p.second.group)
+        if len(carried) > 1:
+            # Over two loop-carried values (a pipeline's read and write slots): whether the
+            # addresses meet is a relation between loop-carried values, not followed here.
             undecided.append(p)
             continue
+        # In flight into a later iteration or over a loop-carried slot: judged with no value
+        # the same for both (apart from the kernel's own), so a common byte is not a finding
+        # (the relation between the iterations is not followed) but none is a proof.
+        loose = in_flight and (p.crossed or bool(carried))
         # An asynchronous first party still in flight is ordered with nothing, its own thread's
         # later accesses included (a cp.async, a TMA store or a wgmma issued, not waited on).
-        pending = _group(p.first.access.kind) is not None
-        verdict, w = _overlap(p.first, p.second, ev, frozenset() if p.crossed else counters,
+        pending = p.first.group is not None
+        verdict, w = _overlap(p.first, p.second, ev,
+                              frozenset() if p.crossed or loose else counters,
                               any_thread=pending)  # fmt: skip
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque
-        if verdict == "unknown" or (verdict == "sat" and opaque):
+        if verdict == "unknown" or (verdict == "sat" and (opaque or loose or p.late)):
             undecided.append(p)
         elif verdict == "sat":
             _finding(fn, p, w, report)
@@ -428,6 +515,43 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  f"and the {b.kind} at line {b.line}", a.line, a.column,
                                  fn.name))  # fmt: skip
     return len(pairs)
+
+
+def _elected(fn: Function, ev: Evaluator) -> list[z3.BoolRef]:
+    """The predicates ``elect.sync`` gives: true in at most one lane of a warp."""
+    calls = {ins.index for ins in fn.instructions if ins.callee is not None
+             and ins.callee.name.startswith("llvm.nvvm.elect.sync")}  # fmt: skip
+    return [as_bool(ev.value(ins.index, 1).expr) for ins in fn.instructions
+            if ins.opcode == "extractvalue" and ins.indices == [1] and ins.operands
+            and ins.operands[0].kind == "value" and ins.operands[0].ref in calls]  # fmt: skip
+
+
+def _one_thread(a: Access, fn: Function, ev: Evaluator, counters: frozenset[str]) -> bool:
+    """At most one thread of the CTA makes ``a`` each time its instruction runs (in one
+    iteration: the loop counters are the same for both): no two threads meet its condition."""
+    if a.cond is None:
+        return False
+    tid = ev.thread_id()
+    elect = _elected(fn, ev)
+    facts = ev.relevant([a.cond, *elect, tid])
+    subst = _second_thread([a.cond, *elect, *facts], tid, counters)
+    tid2 = next(n for o, n in subst if o.eq(tid))
+    s = z3.Solver()
+    s.set("timeout", PAIR_TIMEOUT_MS)
+    s.add(*facts, *(_renamed(f, subst) for f in facts), a.cond, _renamed(a.cond, subst))
+    s.add(tid != tid2)
+    warp = z3.BitVecVal(5, tid.size())
+    same_warp = z3.LShR(tid, warp) == z3.LShR(tid2, warp)
+    for e in elect:
+        s.add(z3.Implies(same_warp, z3.Not(z3.And(e, _renamed(e, subst)))))
+    return s.check() == z3.unsat
+
+
+def _buffer(a: Access, byte: int) -> str:
+    """The buffer of ``a`` that holds ``byte`` (its first, if none is known to)."""
+    spans = a.within or []
+    return next((label for lo, hi, label in spans if lo <= byte < hi),
+                spans[0][2] if spans else "")  # fmt: skip
 
 
 def _carried(p: _Pair, counters: frozenset[str]) -> set[str]:
@@ -442,12 +566,17 @@ def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
     t1, t2 = w["tid.x"], w["tid.x'"]
     when = " in different iterations of a loop" if p.crossed else ""
     src = f" (kernel source {a.dbg} and {b.dbg})" if a.dbg or b.dbg else ""
-    report.findings.append(Finding(
-        "plan.race",
-        f"@{fn.name}: the {a.kind} at LLVM IR line {a.line} by thread {t1} and the "
-        f"{b.kind} at line {b.line} by thread {t2} touch shared byte {w['byte']}"
-        f"{when} with no CTA barrier between them{src}",
-        fn.name, a.line, a.column, a.dbg,
-        {"byte": w["byte"], "threads": [t1, t2], "lines": [a.line, b.line],
-         "sources": [a.dbg, b.dbg], "crossed_loop": p.crossed},
-    ))  # fmt: skip
+    values = {"byte": w["byte"], "threads": [t1, t2], "lines": [a.line, b.line],
+              "sources": [a.dbg, b.dbg], "crossed_loop": p.crossed}  # fmt: skip
+    if p.first.group is _TMA_LOAD:
+        buf = _buffer(a, w["byte"])
+        values["buffer"] = buf
+        text = (f"@{fn.name}: the TMA load ({a.kind}) at LLVM IR line {a.line} writes shared "
+                f"byte {w['byte']}{' of ' + buf if buf else ''} and the {b.kind} at line "
+                f"{b.line} by thread {t2} touches it{when} before any wait on the mbarrier "
+                f"phase the load completes{src}")  # fmt: skip
+    else:
+        text = (f"@{fn.name}: the {a.kind} at LLVM IR line {a.line} by thread {t1} and the "
+                f"{b.kind} at line {b.line} by thread {t2} touch shared byte {w['byte']}"
+                f"{when} with no CTA barrier between them{src}")  # fmt: skip
+    report.findings.append(Finding("plan.race", text, fn.name, a.line, a.column, a.dbg, values))
