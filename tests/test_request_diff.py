@@ -23,8 +23,9 @@ import pytest
 
 from alias_spec.difftest import request_diff as rd
 from alias_spec.difftest.requests import corpus, nvmma, swizzled
+from alias_spec.difftest.targets import glue, mlir, verifier
 from alias_spec.model.catalogue import PROFILES, rules_for
-from alias_spec.model.facts import INT64_MAX
+from alias_spec.model.facts import INT64_MAX, OPS
 
 ROOT = Path(__file__).resolve().parent.parent
 BOUNDARY = ROOT / "tests" / "corpus" / "boundary.jsonl"
@@ -95,7 +96,7 @@ def _check_coverage(result: rd.Result, requests: int) -> None:
     assert cov["mlir"] >= 0.6 * requests, cov
     assert cov["lint"] >= 0.3 * requests, cov
     assert cov["frontend"] >= 0.12 * requests, cov
-    for op in rd.OPS:
+    for op in OPS:
         assert cov[f"lint {op}"] >= 0.01 * requests, (op, cov)
         assert cov[f"mlir {op}"] >= 0.01 * requests, (op, cov)
     # The two engines that judge every request (cpp the int64 ones, z3 a sample).
@@ -103,12 +104,12 @@ def _check_coverage(result: rd.Result, requests: int) -> None:
         assert cov[f"engine {engine}"] >= requests, cov
     if "cpp" not in result.skipped:
         assert cov["engine cpp"] >= 0.95 * cov["engine interp"], cov
-    glue = rd.glue_status()
-    if glue is None:
+    why = glue.status()
+    if why is None:
         for profile in ("flagtree", "safe"):  # each request through one of them, in turn
             assert cov[f"glue {profile}"] >= 0.15 * requests, cov
     else:
-        assert glue == result.skipped["glue"]
+        assert why == result.skipped["glue"]
     if "verifier" not in result.skipped:  # real MLIR 19 here: a third of requests or more
         for profile in ("flagtree", "safe"):
             assert cov[f"verifier {profile}"] >= 0.1 * requests, cov
@@ -198,7 +199,7 @@ def test_a_wrong_fact_is_caught(path: str) -> None:
 
 @pytest.mark.parametrize("path", ["glue", "verifier"])
 def test_a_wrong_verdict_is_caught(path: str) -> None:
-    status = rd.glue_status() if path == "glue" else rd.verifier_status()
+    status = glue.status() if path == "glue" else verifier.status()
     if status is not None:
         pytest.skip(status)
 
@@ -226,8 +227,8 @@ def test_a_wrong_verdict_is_caught(path: str) -> None:
 
 def test_a_wrong_writer_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """A writer that misspells a type (f16 written as f32) shows up as a divergence."""
-    real = rd.dtype_text
-    monkeypatch.setattr(rd, "dtype_text", lambda d: "f32" if real(d) == "f16" else real(d))
+    real = mlir.dtype_text  # lint writes its types through the same writer
+    monkeypatch.setattr(mlir, "dtype_text", lambda d: "f32" if real(d) == "f16" else real(d))
     items = [
         (
             "alias",

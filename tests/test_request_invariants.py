@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from alias_spec.difftest import request_diff as rd
 from alias_spec.difftest.requests import corpus
+from alias_spec.difftest.targets import canonical, explicit, mlir
 from alias_spec.model import dsl
 from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import INVARIANTS, Facts, expand
@@ -32,12 +32,12 @@ def broken(facts: Facts) -> list[str]:
 
 def spellings(req: Any) -> Iterator[tuple[str, Any]]:
     yield "json", req
-    c = rd.canonical(req)
+    c = canonical(req)
     if c is None:
         return
-    yield "explicit", rd.explicit(c)
+    yield "explicit", explicit.spelled_out(c)
     for via_aliases in (False, True):
-        text = rd.mlir_request(c, via_aliases)
+        text = mlir.mlir_request(c, via_aliases)
         if text is not None:
             yield f"mlir (aliases: {via_aliases})", text
 

@@ -7,12 +7,14 @@ judges int64 facts; ``z3`` facts that satisfy the spec's invariants). Where the 
 divides by zero (outside the invariants) the spec has no verdict: the Python engines must
 raise the same error and the others are not compared (``restrict``). A
 path's outcome (``PathOutcome``: how one way of writing a request reads it) is what the
-request-level differential compares.
+request-level differential compares, against the reference path's, here (``compare_outcomes``,
+``compare_verifier``), into a ``PathDivergence``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -28,6 +30,7 @@ from alias_spec.model import dsl
 from alias_spec.model.catalogue import PROFILES
 from alias_spec.model.facts import FACTS, Facts
 from alias_spec.model.request import parse_request
+from alias_spec.model.unknown import unjudged_rules
 
 NAMES = tuple(f.name for f in FACTS)
 BOOLS = frozenset(f.name for f in FACTS if f.sort == dsl.BOOL)
@@ -100,6 +103,101 @@ def restrict(outcomes: dict[str, Outcome]) -> dict[str, Outcome]:
             if e not in registry.PYTHON_ARITHMETIC:
                 outcomes[e] = None
     return outcomes
+
+
+# --- comparing paths (the request-level differential) -----------------------------------------
+
+# What a path disagrees with the reference on: its kind ("reject", "facts", "unknown",
+# "verdict") and the details (fact name -> [reference, path], profile -> [rule ids, rule ids]).
+Diff = tuple[str, dict[str, Any]]
+# An engine's cheap outcome (``Engine.outcome``): the rule ids it fires on facts under a profile.
+Judge = Callable[[Facts, str], Outcome]
+
+
+@dataclass
+class PathDivergence:
+    """A request on which a path (or an engine) disagrees with the reference."""
+
+    tag: str
+    request: Any
+    left: str  # the reference path or engine
+    right: str
+    what: str  # "reject", "facts", "unknown", "verdict", "engine"
+    details: dict[str, Any]
+    minimal: Any = None  # the request shrunk (``shrink.shrink_request``)
+
+    def key(self) -> tuple[str, str, str, tuple[str, ...]]:
+        """The same bug: the same two sides, the same kind, on the same facts or profiles."""
+        return (self.left, self.right, self.what, tuple(sorted(self.details)))
+
+    def text(self) -> str:
+        req = self.minimal if self.minimal is not None else self.request
+        return (
+            f"{self.left} vs {self.right} ({self.what}) on {sorted(self.details)}: "
+            f"{json.dumps(self.details, default=str)[:400]}\n  request: "
+            f"{json.dumps(req, default=str)[:800]}"
+        )
+
+
+def compare_outcomes(
+    ref: PathOutcome, other: PathOutcome, keys: Sequence[str] | None = None
+) -> Diff | None:
+    """Where ``other`` disagrees with the reference on rejecting, on the facts (``keys`` only,
+    when given: then unknown facts are not compared) or on the unknown facts; else None."""
+    if (ref.error is None) != (other.error is None):
+        return "reject", {"json": ref.error or "accepted", "other": other.error or "accepted"}
+    if ref.error is not None or ref.facts is None or other.facts is None:
+        return None
+    names = keys if keys is not None else NAMES
+    diff = {
+        n: [ref.facts.get(n), other.facts.get(n)]
+        for n in names
+        if ref.facts.get(n) != other.facts.get(n)
+    }
+    if diff:
+        return "facts", diff
+    if keys is None and ref.unknown != other.unknown:
+        return "unknown", {
+            "only json": sorted(ref.unknown - other.unknown),
+            "only other": sorted(other.unknown - ref.unknown),
+        }
+    return None
+
+
+def expected_rules(interp: Judge, ref: PathOutcome, profile: str) -> tuple[Any, set[str]]:
+    """The reference's rule ids under ``profile`` less the rules its unknown facts leave
+    unjudged (``Request.unknown``), and those rules."""
+    assert ref.facts is not None
+    skipped = set(unjudged_rules(ref.facts, profile, ref.unknown))
+    return tuple(r for r in interp(ref.facts, profile) if r not in skipped), skipped
+
+
+def compare_rules(profile: str, want: Any, have: Any) -> Diff | None:
+    """Rule ids compared as sets (a path need not list them in catalogue order)."""
+    if sorted(want) == sorted(have):
+        return None
+    return "verdict", {profile: [list(want), list(have)]}
+
+
+def compare_verifier(name: str, ref: PathOutcome, other: PathOutcome, interp: Judge) -> Diff | None:
+    """A generated verifier's reading (rule ids per profile, no facts) against the reference's
+    facts judged by ``interp``: a rejection only one side makes, then the rule ids. Rules the
+    spec does not judge are left out on both sides."""
+    if (ref.error is None) != (other.error is None):
+        return "reject", {"json": ref.error, name: other.error}
+    if ref.facts is None:
+        return None
+    for profile, rules in other.verdicts.items():
+        want, skipped = expected_rules(interp, ref, profile)
+        got = compare_rules(profile, want, tuple(r for r in rules if r not in skipped))
+        if got is not None:
+            return got
+    return None
+
+
+def compare_engine(profile: str, want: Outcome, have: Outcome) -> Diff | None:
+    """An engine's outcome on the reference facts against the interpreter's (``want``)."""
+    return None if want == have else ("engine", {profile: [want, have]})
 
 
 # --- the base request -------------------------------------------------------------------------

@@ -1,22 +1,27 @@
 """Divergences made small and kept: shrinking towards the base request, repro text, and
-saved regressions (one JSON file per divergence, replayed by the differential tests)."""
+saved regressions (one JSON file per divergence, replayed by the differential tests); for the
+request-level differential, one divergence per signature (``dedupe``) and the request itself
+made small (``shrink_request``)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from alias_spec.difftest.outcomes import (
     BOOLS,
     NAMES,
     Case,
     Divergence,
+    PathDivergence,
     base_facts,
     check_types,
     jsonable,
 )
+from alias_spec.frontend.tle.args import is_int
 
 
 def _towards(v: int, target: int) -> list[int]:
@@ -91,3 +96,54 @@ def regression_case(path: Path) -> Case:
 def regression_cases(directory: Path) -> list[Case]:
     """Every divergence saved in ``directory`` (a checkout keeps them in tests/regressions)."""
     return [regression_case(p) for p in sorted(directory.glob("*.json"))]
+
+
+# --- requests (the request-level differential) ------------------------------------------------
+
+
+def dedupe(divs: Sequence[PathDivergence]) -> list[PathDivergence]:
+    """One divergence per signature (``PathDivergence.key``): the first found."""
+    seen: dict[tuple[str, str, str, tuple[str, ...]], PathDivergence] = {}
+    for d in divs:
+        seen.setdefault(d.key(), d)
+    return list(seen.values())
+
+
+def request_candidates(obj: Any) -> Iterator[Any]:
+    """Simpler variants of a request, one change anywhere in it: a key dropped (not one a
+    request or a side must have), an integer moved towards 0 or 1, a dtype made ``i8``."""
+    if isinstance(obj, dict):
+        for k in list(obj):
+            if k not in ("source", "result", "shape", "dtype", "op"):
+                yield {kk: v for kk, v in obj.items() if kk != k}
+        for k, v in obj.items():
+            for c in request_candidates(v):
+                yield {**obj, k: c}
+        if isinstance(obj.get("dtype"), (dict, str)) and obj.get("dtype") != "i8":
+            yield {**obj, "dtype": "i8"}
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            for c in request_candidates(v):
+                yield [*obj[:i], c, *obj[i + 1 :]]
+    elif is_int(obj):
+        for v in (0, 1, obj // 2, obj - 1):
+            if abs(v) < abs(obj) or (v in (0, 1) and v != obj and abs(v) <= abs(obj)):
+                yield v
+
+
+def shrink_request(request: Any, same: Callable[[Any], bool], budget: int = 300) -> Any:
+    """The smallest request (greedy, ``budget`` tries, no longer as JSON) on which ``same``
+    still holds (the caller's: the same divergence, by its key)."""
+    best, tries = request, 0
+    improved = True
+    while improved and tries < budget:
+        improved = False
+        for cand in request_candidates(best):
+            tries += 1
+            if tries > budget:
+                break
+            size = len(json.dumps(best, default=str))
+            if len(json.dumps(cand, default=str)) <= size and same(cand):
+                best, improved = cand, True
+                break
+    return best
