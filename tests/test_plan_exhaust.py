@@ -91,3 +91,91 @@ def test_memo_is_reused_for_the_same_ranges() -> None:
     first = exhaust.value_range(e, {"x": (0, 255)}, {}, memo)
     assert memo and exhaust.value_range(e, {"x": (0, 255)}, {}, memo) == first
     assert exhaust.value_range(e, {"x": (0, 7)}, {}, memo) == _z3_range(e, {x: range(8)})
+
+
+def _z3_range_where(e: z3.BitVecRef, cond: z3.BoolRef, doms: dict[z3.BitVecRef, range]
+                    ) -> tuple[int, int] | None:  # fmt: skip
+    """min and max of ``e`` by z3 at the points where ``cond`` simplifies to true."""
+    values = []
+    points = [{}]
+    for v, dom in doms.items():
+        points = [{**p, v: x} for p in points for x in dom]
+    for p in points:
+        subs = [(v, z3.BitVecVal(x, v.size())) for v, x in p.items()]
+        if z3.is_true(z3.simplify(z3.substitute(cond, *subs))):
+            values.append(z3.simplify(z3.substitute(e, *subs)).as_long())  # type: ignore[attr-defined]
+    return (min(values), max(values)) if values else None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_range_under_a_guard_is_z3s(seed: int) -> None:
+    """Only the points where an access's guard holds: a lane's store past its buffer that
+    its guard forbids is not counted, and no point at all gives None (the solver decides)."""
+    rnd = random.Random(100 + seed)
+    w = 8
+    x, y = z3.BitVec("x", w), z3.BitVec("y", w)
+    ranges = {"x": (0, 40), "y": (3, 20)}
+    doms = {x: range(0, 41), y: range(3, 21)}
+    for _ in range(6):
+        e = _term(rnd, [x, y], 3)
+        k = z3.BitVecVal(rnd.randrange(1 << w), w)
+        cond = rnd.choice([z3.ULT(x, k), z3.And(z3.ULT(x & 127, 16), (y & 3) == 0), x == y,
+                           z3.ULT(x, 0)])  # fmt: skip
+        assert exhaust.value_range(e, ranges, {}, None, cond) == _z3_range_where(e, cond, doms)
+
+
+def test_a_guarded_lane_is_proved_without_the_solver() -> None:
+    """``(tid & 127) * 4`` leaves a 64-byte buffer, but only lanes with ``tid & 127 < 16``
+    store: every address they make is in [0, 64)."""
+    tid = z3.BitVec("tid.x", 32)
+    addr = (tid & 127) * 4
+    assert exhaust.value_range(addr, {"tid.x": (0, 255)}, {}) == (0, 508)
+    guard = z3.ULT(tid & 127, 16)
+    assert exhaust.value_range(addr, {"tid.x": (0, 255)}, {}, None, guard) == (0, 60)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_subterm_over_a_value_without_a_range_stands_for_its_bounds(seed: int) -> None:
+    """A term over ``x`` (a range) and ``u`` (none): the subterms over ``u`` become axes of
+    their bounds (given here exactly, by evaluating them everywhere), and the range found
+    holds every value the term takes (z3 evaluates it at every point, the independent truth)."""
+    rnd = random.Random(200 + seed)
+    w = 5
+    x, u = z3.BitVec("x", w), z3.BitVec("u", w)
+    ranges = {"x": (3, 17)}
+    doms = {x: range(3, 18), u: range(1 << w)}
+
+    def bounds(t: z3.BitVecRef) -> tuple[int, int]:
+        used = {str(v) for v in exhaust._variables(t)}
+        return (
+            _z3_range(t, {v: d for v, d in doms.items() if str(v) in used})
+            if used
+            else (z3.simplify(t).as_long(), z3.simplify(t).as_long())
+        )  # type: ignore[attr-defined]
+
+    judged = 0
+    for _ in range(10):
+        e = _term(rnd, [x, u], 3)
+        got = exhaust.value_range(e, ranges, {}, None, None, bounds)
+        if not any(str(v) == "u" for v in exhaust._variables(e)):
+            continue
+        assert exhaust.value_range(e, ranges, {}) is None  # without bounds: to the solver
+        if got is None:
+            continue
+        judged += 1
+        lo, hi = _z3_range(e, doms)
+        assert got[0] <= lo and hi <= got[1], e
+    assert judged > 0
+
+
+def test_a_ring_slot_behind_its_wrap_around_is_judged_without_its_range() -> None:
+    """``(slot << 12) + swizzle(tid)``, the slot a loop-carried select ``i + 1 > 4 ? 0 : i + 1``
+    of an ``i`` with no proved range: the select is one axis of its bounds [0, 4]."""
+    tid, i = z3.BitVec("tid.x", 32), z3.BitVec("i", 32)
+    slot = z3.If(z3.ULT(4, i + 1), z3.BitVecVal(0, 32), i + 1)
+    addr = ((tid & 255) << 4 ^ (tid & 24) << 1) + (slot << 12)
+
+    def bounds(t: z3.BitVecRef) -> tuple[int, int]:
+        return (0, 4) if t.eq(slot) else (0, (1 << t.size()) - 1)
+
+    assert exhaust.value_range(addr, {"tid.x": (0, 255)}, {}, None, None, bounds) == (0, 20464)

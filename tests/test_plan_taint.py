@@ -256,6 +256,13 @@ def test_interval_of_a_select_under_its_condition() -> None:
     assert ev.interval(z3.If(j <= 2, j, zero)) == (0, 0xFFFFFFFF)
     # A branch the condition never takes adds nothing.
     assert ev.interval(z3.If(z3.UGT(i, 7), z3.BitVecVal(1000, 32), i)) == (0, 2)
+    # A branch that is the compared term itself is bounded by the comparison, even over a
+    # value without a range whose sum may wrap (u = 2^32 - 1 gives u + 1 = 0, still <= 4).
+    u = z3.BitVec("u", 32)
+    assert ev.interval(z3.If(z3.ULT(4, u + 1), zero, u + 1)) == (0, 4)
+    assert ev.interval(z3.If(z3.ULE(u + 1, 4), u + 1, zero)) == (0, 4)
+    assert ev.interval(z3.If(z3.UGE(u + 1, 9), u + 1, zero)) == (0, 0xFFFFFFFF)
+    assert ev.interval(z3.If(4 < u + 1, zero, u + 1)) == (0, 0xFFFFFFFF)  # signed: negative
 
 
 @pytest.mark.parametrize("seed", range(12))

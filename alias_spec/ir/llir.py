@@ -352,6 +352,7 @@ def read(text: str) -> Module:
 _ASSIGN = re.compile(r'^\s*(%(?:"(?:[^"\\]|\\.)*"|[-\w.$]+))\s*=')
 _LABEL = re.compile(r'^(?:"(?:[^"\\]|\\.)*"|[-\w.$]+):(?:\s|;|$)')
 _DEFINE_LINE = re.compile(r"^\s*define\b")
+_OPCODE = re.compile(r"\s*(?:(?:tail|musttail|notail)\s+)?([a-z][a-z0-9_]*)")
 _DBG = re.compile(r"!dbg\s+(![-\w.]+)")
 _ATTACH = re.compile(r",\s*(![-\w.]+)\s+(![-\w.]+|!\{[^}]*\})")
 _META_LINE = re.compile(r"^(![-\w.]+)\s*=\s*(?:distinct\s+)?(.*)$")
@@ -500,9 +501,12 @@ _Refs = tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, str]]
 
 def _instruction(ins: Any, text: str, i: int, blk: int, line: int, col: int,
                  refs: _Refs) -> Instruction:  # fmt: skip
-    op = ins.opcode
     m = _ASSIGN.match(text)
-    name = m.group(1) if m else ("%" + ins.name if ins.name else "")
+    # The opcode and name as LLVM printed them (asking LLVM costs calls per instruction):
+    # the printer writes ``%name = [tail] opcode``, and a value without a name has no result.
+    g = _OPCODE.match(text, m.end()) if m else _OPCODE.match(text)
+    op = g.group(1) if g else ins.opcode
+    name = m.group(1) if m else ""
     operands = [_operand(o, refs) for o in ins.operands]
     out = Instruction(i, op, name, _type_text(ins.type, refs[3]), operands, text, blk, line, col)
     body = _STRING.sub('""', text)

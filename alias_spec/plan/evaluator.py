@@ -129,6 +129,30 @@ class Evaluator:
         memo[key] = (e, out)
         return out
 
+    def _compared(self, c: z3.ExprRef, holds: bool, depth: int,
+                  env: dict[str, tuple[int, int]] | None
+                  ) -> tuple[z3.ExprRef, int, int] | None:  # fmt: skip
+        """The term ``c`` compares with a constant and its bounds where ``c`` is ``holds``
+        (unsigned; None when ``c`` is no such comparison)."""
+        while z3.is_not(c):
+            c, holds = c.children()[0], not holds  # type: ignore[assignment]
+        if not z3.is_app(c) or c.decl().kind() not in _NARROWING:
+            return None
+        k = c.decl().kind()
+        x, y = c.children()
+        if z3.is_bv_value(x) and not z3.is_bv_value(y):
+            x, y, k = y, x, _MIRROR[k]
+        if not z3.is_bv_value(y) or k in _SIGNED:
+            return None
+        bound = y.as_long()  # type: ignore[attr-defined]
+        a, b = self.interval(x, depth + 1, env)  # type: ignore[arg-type]
+        le = k in (z3.Z3_OP_ULEQ, z3.Z3_OP_ULT)
+        strict = k in (z3.Z3_OP_ULT, z3.Z3_OP_UGT)
+        if not holds:
+            le, strict = not le, not strict
+        lo, hi = (a, min(b, bound - strict)) if le else (max(a, bound + strict), b)
+        return x, lo, hi
+
     def _narrowed(self, c: z3.ExprRef, holds: bool, depth: int,
                   env: dict[str, tuple[int, int]] | None
                   ) -> tuple[bool, dict[str, tuple[int, int]] | None]:  # fmt: skip
@@ -231,7 +255,14 @@ class Evaluator:
             for holds, branch in ((True, kids[1]), (False, kids[2])):
                 taken, narrowed = self._narrowed(kids[0], holds, depth, env)
                 if taken:
-                    parts.append(iv(branch, narrowed if narrowed is not None else env))
+                    a, b = iv(branch, narrowed if narrowed is not None else env)
+                    same = self._compared(kids[0], holds, depth, env)
+                    if same is not None and same[0].eq(branch):
+                        # The branch is the compared term itself (i + 1 <= n ? i + 1 : 0):
+                        # bounded by the comparison, whether or not its sum wraps.
+                        a, b = max(a, same[1]), min(b, same[2])
+                    if a <= b:
+                        parts.append((a, b))
             if not parts:
                 return full
             return (min(a for a, _ in parts), max(b for _, b in parts))

@@ -17,6 +17,7 @@ than ``MAX_POINTS`` points, or numpy missing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import z3
@@ -38,11 +39,17 @@ def value_range(
     var_range: dict[str, tuple[int, int]],
     var_signed: dict[str, tuple[int, int]],
     memo: dict[Any, dict[int, Any]] | None = None,
+    cond: z3.BoolRef | None = None,
+    interval: Callable[[z3.BitVecRef], tuple[int, int]] | None = None,
 ) -> tuple[int, int] | None:
     """The least and greatest unsigned value of ``e`` over every point of its variables'
     ranges (``var_range``: unsigned bounds; ``var_signed``: signed bounds, for a value that
     may be negative), or None when that cannot be computed here. ``memo``: kept across calls
-    for one set of ranges (the caller's, per function)."""
+    for one set of ranges (the caller's, per function). ``cond``: only the points where it
+    holds (an access's guard: the lanes that make it); None too when no point does.
+    ``interval``: sound bounds of a term; with it, a subterm over a variable without a range
+    (a loop-carried slot behind its wrap-around select) becomes one more axis taking every
+    value of its bounds, as if it were a variable of its own (``_Planner``)."""
     try:
         import numpy as np
     except ImportError:
@@ -50,17 +57,39 @@ def value_range(
     if e.size() > 64:
         return None
     names: list[tuple[str, int, int, int]] = []  # name, width, low, high (signed or not)
-    for v in _variables(e):
+    seen: set[str] = set()
+    unknown = False
+    for v in _variables(e) + (_variables(cond) if cond is not None else []):
         name, w = str(v), v.size()
+        if name in seen:
+            continue
+        seen.add(name)
         if name in var_range:
             lo, hi = var_range[name]
         elif name in var_signed:
             lo, hi = var_signed[name]
         else:
-            return None
+            unknown = True
+            continue
         if w > 64 or hi < lo:
             return None
         names.append((name, w, lo, hi))
+    abstract: dict[int, tuple[str, z3.ExprRef]] = {}
+    if unknown:
+        if interval is None:
+            return None
+        known = {n for n, _, _, _ in names}
+        planned: dict[int, tuple[str, int, int, int, z3.ExprRef]] = {}
+        planner = _Planner(known, interval)
+        for t in (e, cond) if cond is not None else (e,):
+            got = planner.axes(t)
+            if got is None:
+                return None
+            planned.update(got)
+        for i, (name, w, lo, hi, t) in planned.items():
+            abstract[i] = (name, t)
+            names.append((name, w, lo, hi))
+        memo = None  # values of terms that stand for an axis here are not theirs elsewhere
     points = 1
     for _, _, lo, hi in names:
         points *= hi - lo + 1
@@ -76,8 +105,13 @@ def value_range(
                     & np.uint64(_mask(w)) for _, w, lo, hi in names]  # fmt: skip
             grids = np.meshgrid(*axes, indexing="ij") if axes else []
             env = {n[0]: g.reshape(-1) for n, g in zip(names, grids, strict=True)}
-            out = np.broadcast_to(_Eval(np, env, cache).run(e), (points,))
+            ev = _Eval(np, env, cache, {i: n for i, (n, _) in abstract.items()})
+            out = np.broadcast_to(ev.run(e), (points,))
+            if cond is not None:
+                out = out[np.broadcast_to(np.asarray(ev.run(cond), dtype=bool), (points,))]
     except (_Unmodelled, OverflowError, ValueError, TypeError):
+        return None
+    if out.size == 0:
         return None
     return int(out.min()), int(out.max())
 
@@ -94,16 +128,25 @@ class _Eval:
     """Values of z3 terms as numpy arrays (bit-vectors as uint64 below their width's mask,
     Booleans as bool), one entry per point."""
 
-    def __init__(self, np: Any, env: dict[str, Any], cache: dict[int, Any]) -> None:
+    def __init__(self, np: Any, env: dict[str, Any], cache: dict[int, Any],
+                 axes: dict[int, str] | None = None) -> None:  # fmt: skip
         self.np = np
         self.env = env
         self.cache = cache
+        self.axes = axes or {}  # term id -> the axis standing for it
 
     def run(self, e: z3.ExprRef) -> Any:
         key = e.get_id()
         got = self.cache.get(key)
         if got is not None:
             return got[1]
+        axis = self.axes.get(key)
+        if axis is not None:
+            value = self.env[axis]
+            if z3.is_bool(e):
+                value = value != self.np.uint64(0)
+            self.cache[key] = (e, value)
+            return value
         value = self._value(e)
         self.cache[key] = (e, value)  # the term kept alive: its id is not reused
         return value
@@ -218,3 +261,65 @@ class _Eval:
             op = unsigned.get(k) or signed[k]
             return {"le": a <= b, "lt": a < b, "ge": a >= b, "gt": a > b}[op]
         raise _Unmodelled("a Boolean operation")
+
+
+class _Planner:
+    """Which subterms stand for axes of their own: the smallest ones over a variable without
+    a range that have bounds of at most ``MAX_POINTS`` values (a bit-vector, by ``interval``)
+    or are a condition (both truth values). Sound: the term takes at most the values of its
+    bounds at each point, and letting it take each of them independently of the other axes
+    only adds points."""
+
+    def __init__(self, known: set[str], interval: Callable[[z3.BitVecRef], tuple[int, int]]
+                 ) -> None:  # fmt: skip
+        self.known = known
+        self.interval = interval
+        self.seen: dict[int, dict[int, tuple[str, int, int, int, z3.ExprRef]] | None] = {}
+
+    def axes(self, t: z3.ExprRef) -> dict[int, tuple[str, int, int, int, z3.ExprRef]] | None:
+        """The axes evaluating ``t`` needs ({} when its variables all have ranges), or None
+        when it cannot be evaluated here."""
+        key = t.get_id()
+        if key in self.seen:
+            return self.seen[key]
+        self.seen[key] = None  # a term is a DAG, not a cycle: this only guards depth
+        out = self._axes(t)
+        self.seen[key] = out
+        return out
+
+    def _axes(self, t: z3.ExprRef) -> dict[int, tuple[str, int, int, int, z3.ExprRef]] | None:
+        if z3.is_const(t) and not z3.is_bv_value(t) and str(t) in self.known:
+            return {}
+        if z3.is_bv_value(t) or z3.is_true(t) or z3.is_false(t):
+            return {}
+        if z3.is_app(t) and not z3.is_const(t):
+            parts: dict[int, tuple[str, int, int, int, z3.ExprRef]] = {}
+            for c in t.children():
+                got = self.axes(c)
+                if got is None:
+                    parts = {}
+                    break
+                parts.update(got)
+            else:
+                if _points(parts) <= MAX_POINTS:
+                    return parts
+        return self._own(t)
+
+    def _own(self, t: z3.ExprRef) -> dict[int, tuple[str, int, int, int, z3.ExprRef]] | None:
+        """``t`` as an axis of its own (None when its bounds are too wide)."""
+        name = f"#{t.get_id()}"
+        if z3.is_bool(t):
+            return {t.get_id(): (name, 1, 0, 1, t)}
+        if not z3.is_bv(t) or t.size() > 64:  # type: ignore[attr-defined]
+            return None
+        lo, hi = self.interval(t)  # type: ignore[arg-type]
+        if hi < lo or hi - lo >= MAX_POINTS:
+            return None
+        return {t.get_id(): (name, t.size(), lo, hi, t)}  # type: ignore[attr-defined]
+
+
+def _points(axes: dict[int, tuple[str, int, int, int, z3.ExprRef]]) -> int:
+    n = 1
+    for _, _, lo, hi, _ in axes.values():
+        n *= hi - lo + 1
+    return n

@@ -360,6 +360,27 @@ def _query(facts: list[z3.BoolRef], ev: Evaluator) -> Any:
     return r
 
 
+def _exhausted(acc: Access, ranges: list[tuple[int, int]], ev: Evaluator) -> bool:
+    """Whether evaluating the address at every point of its variables' ranges proves it in
+    one of the ranges: over all points, then only where its guard lets it happen, then with
+    the subterms over values without a range taken at each value of their bounds."""
+    assert acc.size is not None
+    size = acc.size
+    expr = acc.addr.expr
+
+    def inside(got: tuple[int, int] | None) -> bool:
+        return got is not None and any(lo <= got[0] and got[1] + size <= hi for lo, hi in ranges)
+
+    memo = ev.exhaust_memo
+    if inside(exhaust.value_range(expr, ev.var_range, ev.var_signed, memo)):
+        return True
+    if acc.cond is not None and inside(exhaust.value_range(
+            expr, ev.var_range, ev.var_signed, memo, acc.cond)):  # fmt: skip
+        return True
+    return inside(exhaust.value_range(expr, ev.var_range, ev.var_signed, None, acc.cond,
+                                      ev.interval))  # fmt: skip
+
+
 def _judge(acc: Access, ranges: list[tuple[int, int]],
            ev: Evaluator) -> dict[str, int] | str | None:  # fmt: skip
     """None when the access provably lies in one of the ranges [lo, hi); a witness when it
@@ -370,9 +391,8 @@ def _judge(acc: Access, ranges: list[tuple[int, int]],
     lo_a, hi_a = ev.interval(acc.addr.expr)
     if any(lo <= lo_a and hi_a + acc.size <= hi for lo, hi in ranges):
         return None  # proved by interval arithmetic alone
-    got = exhaust.value_range(acc.addr.expr, ev.var_range, ev.var_signed, ev.exhaust_memo)
-    if got is not None and any(lo <= got[0] and got[1] + acc.size <= hi for lo, hi in ranges):
-        return None  # proved at every point of its variables' ranges
+    if _exhausted(acc, ranges, ev):
+        return None
     a = z3.ZeroExt(64 - acc.addr.expr.size(), acc.addr.expr)
     inside = z3.Or(*[z3.And(a >= lo, a + acc.size <= hi) for lo, hi in ranges])
     facts = [z3.Not(inside)]
