@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from alias_spec.ir import procs
 from alias_spec.plan import runner
 
 pytest.importorskip("triton")
 TTGIR = (Path(__file__).parent / "plan_cases" / "call_frame.ttgir").read_text()
 
 
-def _server() -> runner._Server:
-    return runner._SERVERS[(os.getpid(), None)]
+def _server() -> procs.Served:
+    return procs._KEPT[(os.getpid(), runner.SERVED)]
 
 
 def test_one_worker_serves_many_modules_and_answers_as_a_worker_of_its_own() -> None:
@@ -49,12 +50,12 @@ def test_past_its_time_the_worker_is_killed(tmp_path: Path,
     silent = tmp_path / "worker.py"
     silent.write_text("import time\ntime.sleep(60)\n")
     monkeypatch.setattr(runner, "WORKER", silent)
-    monkeypatch.setattr(runner, "_SERVERS", {})
+    monkeypatch.setattr(procs, "_KEPT", {})
     t0 = time.monotonic()
     with pytest.raises(runner.AllocationError, match="took over 1 s"):
         runner.allocate(TTGIR, timeout=1.0)
     assert time.monotonic() - t0 < 10
-    assert runner._SERVERS == {}
+    assert procs._KEPT == {}
 
 
 def test_another_interpreter_gets_a_worker_per_module(tmp_path: Path) -> None:
@@ -67,4 +68,4 @@ def test_another_interpreter_gets_a_worker_per_module(tmp_path: Path) -> None:
     with pytest.raises(runner.AllocationError, match="python answered"):
         runner.allocate(TTGIR, python=str(fake), timeout=60.0)
     assert time.monotonic() - t0 < 30
-    assert not any(k[1] == str(fake) for k in runner._SERVERS)
+    assert not any(str(fake) in s.proc.args for s in procs._KEPT.values())

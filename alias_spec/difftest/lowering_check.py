@@ -27,9 +27,7 @@ import json
 import os
 import queue
 import re
-import selectors
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -41,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from alias_spec.generated import recipes
+from alias_spec.ir import procs
 from alias_spec.model.facts import Facts
 
 # The folder holding the alias_spec package: the workers import it from there, and messages
@@ -50,6 +49,7 @@ CORPUS = "tests/gpu/corpus.json"  # relative to the current directory, as in a c
 TARGET_ARCH = 90
 NUM_WARPS = 4
 CASE_TIMEOUT_S = 300
+WORKER_LOG = "compile.log"  # in the worker's scratch folder: the stderr of the case compiling
 MESSAGE_LINES = 6
 OUTCOMES = ("compiled", "unsupported", "rejected", "error")
 # Recipe facts recorded per alias step (the release's tv is recorded once per file).
@@ -229,6 +229,8 @@ def worker(corpus: Path, log_path: str) -> None:
     recipe decision as it is made, then the ``record`` line. While a case compiles, its stderr
     goes to ``log_path``, where the parent finds the last words of a process that died."""
     global _KERNEL
+    # Out of the terminal's process group (procs.Served): it ends with the driver instead.
+    procs.tie_to_starter()
     # A private, empty cache: a cached kernel would skip the frontend and record no recipe.
     cache = tempfile.mkdtemp(prefix="tle-lowering-check-")
     os.environ["TRITON_CACHE_DIR"] = cache
@@ -263,61 +265,29 @@ def worker(corpus: Path, log_path: str) -> None:
 
 
 class _Worker:
-    """One compiling process; answers are read unbuffered so that a step line arriving with
-    the record line in one chunk is never left waiting in a buffer."""
+    """One compiling process, kept for case after case (``procs.Served``): this tool's
+    --worker mode, through the command line. Without its fork (ALIAS_SPEC_NO_FORK) it is one
+    process, which the driver can kill when it hangs."""
 
     def __init__(self, corpus: Path) -> None:
-        fd, self.log_path = tempfile.mkstemp(prefix="tle-lowering-check-", suffix=".log")
-        os.close(fd)
-        self.early = tempfile.TemporaryFile()  # stderr outside compiles (imports, startup)
         home = str(PACKAGE_HOME)
         pythonpath = os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH")) if p)
-        # The worker is this tool's --worker mode, through the command line. Without its fork
-        # (ALIAS_SPEC_NO_FORK) it is one process, which the driver can kill when it hangs.
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "alias_spec", "dev", "lowering-check", "--worker", str(corpus)]
-            + ["--worker-log", self.log_path],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.early,
-            env={**os.environ, "PYTHONPATH": pythonpath, "ALIAS_SPEC_NO_FORK": "1"},
-        )
-        self.pending = b""
-        self.eof = False
-
-    def _line(self, deadline: float) -> bytes | None:
-        assert self.proc.stdout
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self.pending:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            sel = selectors.DefaultSelector()
-            sel.register(fd, selectors.EVENT_READ)
-            ready = sel.select(left)
-            sel.close()
-            if not ready:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                self.eof = True
-                return None
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        return line
+        # The compile log lives in the worker's scratch folder: it goes when the worker does.
+        self.served = procs.Served(
+            lambda scratch: [sys.executable, "-m", "alias_spec", "dev", "lowering-check",
+                             "--worker", str(corpus), "--worker-log",
+                             os.path.join(scratch, WORKER_LOG)],
+            env={"PYTHONPATH": pythonpath, "ALIAS_SPEC_NO_FORK": "1"},
+            who="the compiling process", task="the compile",
+        )  # fmt: skip
 
     def ask(self, cid: str, timeout: float) -> dict[str, Any]:
         """The worker's record for one case; a made-up ``error`` record (with the steps it
         announced) when it died or hung, after which this worker is finished."""
-        assert self.proc.stdin
         steps: list[dict[str, Any]] = []
-        try:
-            self.proc.stdin.write(cid.encode() + b"\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            pass
+        self.served.send(cid)
         deadline = time.monotonic() + timeout
-        while (line := self._line(deadline)) is not None:
+        while (line := self.served.read_line(deadline)) is not None:
             msg = json.loads(line)
             if "record" in msg:
                 return msg["record"]
@@ -326,32 +296,23 @@ class _Worker:
 
     def death(self, timeout: float) -> str:
         """Why the worker gave no answer, and the last lines the compiler printed."""
-        if not self.eof:
-            self.proc.kill()
-            self.proc.wait()
+        if not self.served.eof:
+            self.served.finish(0.0)
             why = f"no answer within {timeout:.0f} s"
         else:
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            why = f"the compiling process died (exit status {self.proc.returncode})"
-        text = Path(self.log_path).read_text(errors="replace")
-        self.early.seek(0)
-        text += self.early.read().decode(errors="replace")
+            why = f"the compiling process died (exit status {self.served.finish(60.0)})"
+        try:
+            text = Path(self.served.scratch, WORKER_LOG).read_text(errors="replace")
+        except OSError:  # it died before its first case
+            text = ""
+        text += self.served.stderr_text()
         return _first_lines("\n".join([why, *text.strip().splitlines()[-MESSAGE_LINES:]]))
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.served.alive()
 
     def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        if self.proc.poll() is None:
-            self.proc.wait()
-        self.early.close()
-        Path(self.log_path).unlink(missing_ok=True)
+        self.served.close()
 
 
 def _drive(corpus: Path, ids: list[str], jobs: int, progress: bool) -> dict[str, dict[str, Any]]:

@@ -3,59 +3,41 @@
 All modules go to one worker process (``worker.py``), which imports Triton once and judges each
 module in a forked child: a module that kills its child (an assert or abort inside the compiler)
 is recorded as ``crash``. Should the worker itself die, a fresh one continues after the module
-it was on.
+it was on. Processes are started by ``alias_spec.ir.procs``: a failure to run the interpreter,
+or a worker past its time, is one line (``procs.RunError``, a RuntimeError).
 """
 
 from __future__ import annotations
 
 import json
-import re
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from alias_spec.ir import procs
+
 WORKER = Path(__file__).resolve().parent / "worker.py"
-
-
-def _no_paths(text: str) -> str:
-    """Abort messages quote build paths of the machine: keep only the file names. An assert
-    also names the program as invoked (python, python3): drop it, it says nothing."""
-    text = re.sub(r"(?:/[\w.+-]+)+/([\w.+-]+)", r"\1", text)
-    return re.sub(r"(^|: )[\w.+-]+: (?=[\w.+-]+:\d+: )", r"\1", text)
+# Asked of the interpreter: its Triton's version, as a JSON reply.
+_VERSION = "import json, triton; print(json.dumps({'version': triton.__version__}))"
 
 
 class InterpreterError(Exception):
     """The interpreter given cannot run the test (missing, not Python, or without Triton)."""
 
 
+def _has_version(reply: Any) -> bool:
+    return isinstance(reply, dict) and isinstance(reply.get("version"), str)
+
+
 def triton_version(python: str = sys.executable) -> str:
     """The Triton version ``python`` imports; InterpreterError (one line) if it cannot."""
     try:
-        proc = subprocess.run(
-            [python, "-c", "import triton; print(triton.__version__)"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise InterpreterError("no such file") from None
-    except PermissionError:
-        raise InterpreterError("not executable") from None
-    except OSError as exc:
-        raise InterpreterError(f"cannot run it: {exc.strerror or exc}") from None
-    except subprocess.TimeoutExpired:
-        raise InterpreterError("importing triton took over 300 s") from None
-    lines = proc.stderr.strip().splitlines()
-    if proc.returncode != 0:
-        last = lines[-1] if lines else f"exit status {proc.returncode}"
-        raise InterpreterError(f"cannot import triton ({_no_paths(last)[:200]})")
-    out = proc.stdout.strip().splitlines()
-    if not out:
-        raise InterpreterError("printed no Triton version (not a Python interpreter?)")
-    return out[-1]
+        done = procs.run([python, "-c", _VERSION], timeout=300, who=python, task="importing triton")
+        reply = done.reply(_has_version)
+    except procs.RunError as exc:  # the caller names the interpreter
+        raise InterpreterError(exc.problem) from None
+    return str(reply["version"])
 
 
 def verify_modules(
@@ -66,27 +48,27 @@ def verify_modules(
     todo = list(modules)
     while todo:
         payload = "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in todo)
-        proc = subprocess.run(
-            [python, str(WORKER)],
-            input=payload,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        # RunError (a RuntimeError, one line) when it cannot run or runs past its time.
+        ran = procs.run([python, str(WORKER)], payload, timeout=timeout, who=python,
+                       task="verifying the modules")  # fmt: skip
         begun: str | None = None
-        for line in proc.stdout.splitlines():
-            msg = json.loads(line)
+        for line in ran.stdout.splitlines():
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                raise RuntimeError(
+                    f"the worker answered a line that is not JSON: {line[:80]!r}"
+                ) from None
             if "begin" in msg:
                 begun = msg["begin"]
             else:
                 results[msg["id"]] = {
                     "ok": msg["ok"],
-                    "error": _no_paths(msg["error"]),
+                    "error": procs.no_paths(msg["error"]),
                     "crash": msg.get("crash", False),
                 }
                 begun = None
-        if proc.returncode == 0 and begun is None:
+        if ran.status == 0 and begun is None:
             missing = [i for i, _ in todo if i not in results]
             if missing:
                 raise RuntimeError(f"worker skipped {len(missing)} modules: {missing[:3]}")
@@ -94,9 +76,10 @@ def verify_modules(
         if begun is None:
             begun = next((i for i, _ in todo if i not in results), None)
         if begun is None:
-            raise RuntimeError(f"worker failed before any module:\n{proc.stderr[-2000:]}")
-        tail = proc.stderr.strip().splitlines()[-3:]
-        results[begun] = {"ok": False, "error": _no_paths(" | ".join(tail))[-400:], "crash": True}
+            raise RuntimeError(f"worker failed before any module:\n{ran.stderr[-2000:]}")
+        tail = ran.stderr.strip().splitlines()[-3:]
+        results[begun] = {"ok": False, "error": procs.no_paths(" | ".join(tail))[-400:],
+                          "crash": True}  # fmt: skip
         done = {i for i, _ in todo if i in results}
         todo = [(i, t) for i, t in todo if i not in done]
     return results
