@@ -3,6 +3,7 @@
     python benchmarks/bench_plan.py [--repeat N] [NAME ... | --all] [--scaling [--no-compile]]
                                     [--out FILE.json]
     python benchmarks/bench_plan.py --cache DIR [--sample N] [--seed S] [--out FILE.json]
+                                    [--compile-times FILE.json [--jobs N]]
 
 Compiles kernels of the plan corpus (``tests/plan_cases/corpus.py``) for sm_90 with the
 installed Triton (no GPU needed, a fresh compile cache each time) and times, per kernel:
@@ -17,7 +18,12 @@ not at hand: per kernel, the compile from its TTGIR on (``triton.compile`` of th
 LLVM IR, PTX and ptxas for sm_90; the frontend and the TTIR and TTGIR passes are left out, so
 the compile is undercounted and the ratio overstated) against the plan of the kernel as
 ``alias-spec plan DIR`` judges it (``batch.judge_texts``, the allocation recovered included).
-``--sample N`` judges N kernels drawn with ``--seed`` (default: all).
+``--sample N`` judges N kernels drawn with ``--seed`` (default: all). ``--compile-times
+FILE`` takes each kernel's whole compile (the frontend and every stage, as Triton's compilation
+listener timed it) from the ``compile_times.json`` that ``capture.py`` wrote while the kernels
+were compiled, instead of compiling the TTGIR here: the ratio of the target, when the plan is
+timed on the machine that compiled (``--jobs N``: N kernels judged at once, one process each;
+run on a machine with more cores than N, so that each plan has a core of its own).
 
 ``--scaling`` times the validator on generated modules of growing size: the plan proof on TTGIR
 of n allocations in n blocks (``tests/plan_cases/scaling.py``), the lowering check on LLVM IR
@@ -124,12 +130,28 @@ def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
     return rows
 
 
-def cache_table(root: str, sample: int | None, seed: int) -> list[dict[str, Any]] | None:
-    """Compile-from-TTGIR against plan, per kernel of a Triton cache; None after a message."""
-    import random
+def _judged(k: Any) -> tuple[float, str]:
+    """One kernel's plan: its seconds and its verdict (in a worker process with --jobs)."""
+    from alias_spec.plan import batch
 
-    import triton
-    from triton.backends.compiler import GPUTarget
+    t0 = time.perf_counter()
+    verdict = batch.judge_files(k)
+    return time.perf_counter() - t0, verdict.status
+
+
+def _warm(k: Any) -> None:
+    """A pool worker's imports and first allocation worker, not timed."""
+    _judged(k)
+
+
+def cache_table(root: str, sample: int | None, seed: int,
+                recorded: dict[str, Any] | None = None,
+                jobs: int = 1) -> list[dict[str, Any]] | None:  # fmt: skip
+    """Compile against plan, per kernel of a Triton cache; None after a message. The compile
+    is ``recorded`` (``capture.py``'s compile_times.json: the whole compile as Triton timed
+    it, on the machine that ran the capture), else the compile from TTGIR on, timed here.
+    ``jobs``: kernels judged at once, each in a process of its own (with recorded times)."""
+    import random
 
     from alias_spec.plan import batch
 
@@ -138,31 +160,34 @@ def cache_table(root: str, sample: int | None, seed: int) -> list[dict[str, Any]
     except batch.BatchInputError as exc:
         print(f"bench_plan: {exc}", file=sys.stderr)
         return None
+    if recorded is not None:
+        times = recorded.get("kernels", {})
+        had = len(found)
+        found = [k for k in found if _recorded_key(root, k) in times]
+        print(f"{len(found)} of {had} kernels have a recorded compile time", flush=True)
     if sample is not None and sample < len(found):
         found = sorted(random.Random(seed).sample(found, sample), key=lambda k: k.ttgir)
     print(f"{len(found)} kernels of {root}", flush=True)
-    print(f"{'kernel':40} {'compile s':>10} {'plan s':>8} {'ratio':>6}  verdict")
+    if not found:
+        return []
+    what = "compile s" if recorded is None else "whole s"
+    print(f"{'kernel':40} {what:>10} {'plan s':>8} {'ratio':>6}  verdict")
     rows: list[dict[str, Any]] = []
-    warm = False
-    for k in found:
-        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=CACHE[0])
-        try:
-            if not warm:  # Triton's imports and the backend's first use, not timed
-                triton.compile(k.ttgir, target=GPUTarget("cuda", 90, 32))
-                os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=CACHE[0])
-                warm = True
-            t0 = time.perf_counter()
-            triton.compile(k.ttgir, target=GPUTarget("cuda", 90, 32))
-            t_c = time.perf_counter() - t0
-        except Exception as exc:  # a kernel this Triton cannot rebuild is left out, said
-            print(f"{k.name[:40]:40} not compiled: {type(exc).__name__}", flush=True)
-            continue
-        t0 = time.perf_counter()
-        verdict = batch.judge_files(k)
-        t_p = time.perf_counter() - t0
+    if recorded is not None:
+        compiled = [recorded["kernels"][_recorded_key(root, k)]["compile_s"] for k in found]
+        judged = _judge_all(found, jobs)
+    else:
+        compiled, judged = [], []
+        for k in found:
+            t_c = _compile_ttgir(k)
+            if t_c is None:
+                continue
+            compiled.append(t_c)
+            judged.append((k, *_judged(k)))
+    for t_c, (k, t_p, status) in zip(compiled, judged, strict=True):
         rows.append({"kernel": k.name, "ttgir": os.path.relpath(k.ttgir, root),
-                     "compile_s": t_c, "plan_s": t_p, "status": verdict.status})  # fmt: skip
-        print(f"{k.name[:40]:40} {t_c:10.3f} {t_p:8.3f} {t_p / t_c:6.2f}  {verdict.status}",
+                     "compile_s": t_c, "plan_s": t_p, "status": status})  # fmt: skip
+        print(f"{k.name[:40]:40} {t_c:10.3f} {t_p:8.3f} {t_p / t_c:6.2f}  {status}",
               flush=True)  # fmt: skip
     if rows:
         ratios = sorted(r["plan_s"] / r["compile_s"] for r in rows)
@@ -172,6 +197,41 @@ def cache_table(root: str, sample: int | None, seed: int) -> list[dict[str, Any]
               f"p90 {_pct(ratios, 90):.2f}, p99 {_pct(ratios, 99):.2f}, "
               f"max {ratios[-1]:.2f}")  # fmt: skip
     return rows
+
+
+def _recorded_key(root: str, k: Any) -> str:
+    """The key capture.py records a kernel's compile under: its cache folder and name."""
+    return f"{os.path.basename(os.path.dirname(k.ttgir))}/{k.name}"
+
+
+def _judge_all(found: list[Any], jobs: int) -> list[tuple[Any, float, str]]:
+    if jobs <= 1:
+        _warm(found[0])
+        return [(k, *_judged(k)) for k in found]
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(jobs, _warm, (found[0],)) as pool:
+        done = pool.map(_judged, found, chunksize=1)
+    return [(k, t, status) for k, (t, status) in zip(found, done, strict=True)]
+
+
+def _compile_ttgir(k: Any) -> float | None:
+    """Seconds to compile the kernel's TTGIR for sm_90 here (None, said, when it fails)."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=CACHE[0])
+    try:
+        if not CACHE[1:]:  # Triton's imports and the backend's first use, not timed
+            triton.compile(k.ttgir, target=GPUTarget("cuda", 90, 32))
+            os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=CACHE[0])
+            CACHE.append("warm")
+        t0 = time.perf_counter()
+        triton.compile(k.ttgir, target=GPUTarget("cuda", 90, 32))
+        return time.perf_counter() - t0
+    except Exception as exc:  # a kernel this Triton cannot rebuild is left out, said
+        print(f"{k.name[:40]:40} not compiled: {type(exc).__name__}", flush=True)
+        return None
 
 
 def _pct(sorted_values: list[float], q: float) -> float:
@@ -260,14 +320,40 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", metavar="DIR", help="time the kernels of a Triton cache instead")
     p.add_argument("--sample", type=int, metavar="N", help="with --cache: N kernels at random")
     p.add_argument("--seed", type=int, default=0, help="with --cache: the sample's seed")
+    p.add_argument("--compile-times", metavar="FILE",
+                   help="with --cache: the whole compile times capture.py recorded "
+                   "(compile_times.json), instead of compiling the TTGIR here")  # fmt: skip
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --compile-times: kernels judged at once, one process each",
+    )
     p.add_argument("--out", metavar="FILE", help="also write every row as JSON here")
     args = p.parse_args(argv)
     if args.sample is not None and args.sample < 1:
         p.error("--sample must be at least 1")
+    if args.jobs < 1:
+        p.error("--jobs must be at least 1")
+    if (args.compile_times or args.jobs > 1) and not args.cache:
+        p.error("--compile-times and --jobs go with --cache")
+    if args.jobs > 1 and not args.compile_times:
+        p.error("--jobs needs --compile-times (compiles timed here run one at a time)")
+    recorded = None
+    if args.compile_times:
+        try:
+            recorded = json.loads(Path(args.compile_times).read_text())
+            if not isinstance(recorded, dict) or not isinstance(recorded.get("kernels"), dict):
+                raise ValueError("no kernels")
+        except (OSError, ValueError) as exc:
+            print(f"bench_plan: --compile-times {args.compile_times}: not a compile_times.json "
+                  f"({exc})", file=sys.stderr)  # fmt: skip
+            return 2
     if args.cache:
         with tempfile.TemporaryDirectory(prefix="bench-plan-") as cache:
             CACHE[:] = [cache]
-            rows = cache_table(args.cache, args.sample, args.seed)
+            rows = cache_table(args.cache, args.sample, args.seed, recorded, args.jobs)
         if rows is None:
             return 2
         if args.out:

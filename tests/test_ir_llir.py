@@ -303,3 +303,94 @@ def test_a_parser_abort_is_an_error_not_a_dead_process(monkeypatch: pytest.Monke
     with pytest.raises(ir_llir.LlirError, match="aborts on the text") as got:
         ir_llir.read("define void @k() {\n  ret void\n}\n")
     assert "\n" not in str(got.value)
+
+
+_WALKED = (
+    SMEM
+    + "@g = global i32 0\n"
+    + "declare void @f(ptr, i1)\n"
+    + "define void @k(i32 %n, ptr %p) {\n"
+    + "entry:\n"
+    + "  %a = getelementptr inbounds i8, ptr addrspace(3) @global_smem, i32 %n\n"
+    + "  store i32 7, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @global_smem, i32 64)\n"
+    + "  %v = insertelement <2 x i32> <i32 1, i32 2>, i32 %n, i32 0\n"
+    + '  %r = call i32 asm sideeffect "mov.u32 $0, $1;", "=r,r"(i32 %n)\n'
+    + "  call void @f(ptr null, i1 true)\n"
+    + "  switch i32 %n, label %loop [\n    i32 1, label %exit\n  ]\n"
+    + "loop:\n"
+    + "  %i = phi i32 [ 0, %entry ], [ %j, %loop ]\n"
+    + "  %j = add i32 %i, undef\n"
+    + "  %c = icmp slt i32 %j, -5\n"
+    + "  br i1 %c, label %loop, label %exit\n"
+    + "exit:\n"
+    + "  store ptr @g, ptr %p\n"
+    + "  ret void\n"
+    + "}\n"
+)
+
+
+def test_the_c_walk_reads_what_llvmlites_objects_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Instructions and operands walked through llvmlite's C functions give the records its
+    Python objects give (every operand kind: values, arguments, blocks, globals, functions,
+    integers, booleans, null, undef, vectors, constant expressions, inline asm, phis)."""
+    from alias_spec.ir import llir as ir_llir
+
+    walked = read(_WALKED)
+    assert ir_llir._RAW and ir_llir._RAW[0] is not None  # the C walk is what ran
+    monkeypatch.setattr(ir_llir, "_RAW", [None])
+    assert read(_WALKED) == walked
+    kinds = {o.kind for ins in walked.functions[0].instructions
+             for o in [*ins.operands, *([ins.callee] if ins.callee else [])]}  # fmt: skip
+    assert {"value", "arg", "block", "global", "function", "int", "bool", "null", "undef",
+            "vector", "expr", "asm"} <= kinds  # fmt: skip
+
+
+def test_a_probe_started_early_is_the_one_read_waits_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``start_probe`` forks the parse at once; ``read`` takes its answer (an abort is one
+    LlirError), and ``close`` leaves no child behind."""
+    import os
+
+    from alias_spec.ir import llir as ir_llir
+
+    text = "define void @k() {\n  ret void\n}\n"
+    probe = ir_llir.start_probe(text)
+    assert probe is not None and probe.pid > 0
+    assert read(text, probe).functions[0].name == "k"
+    assert probe.pid == 0
+    idle = ir_llir.start_probe(text)
+    assert idle is not None
+    pid = idle.pid
+    idle.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no longer this process's child
+
+    class Aborting:
+        def parse_assembly(self, text: str) -> None:
+            os.abort()
+
+    monkeypatch.setattr(ir_llir, "_llvm", lambda: Aborting())
+    early = ir_llir.start_probe(text)
+    with pytest.raises(ir_llir.LlirError, match="aborts on the text"):
+        read(text, early)
+
+
+def test_a_plan_that_fails_early_leaves_no_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pipeline starts the LLVM IR's probe in its first stage; a TTGIR it refuses ends
+    the run there, and the probe with it."""
+    from alias_spec.ir import llir as ir_llir
+    from alias_spec.plan import pipeline
+
+    started: list[ir_llir.Probe] = []
+    real = ir_llir.start_probe
+
+    def spy(text: str) -> ir_llir.Probe | None:
+        got = real(text)
+        if got is not None:
+            started.append(got)
+        return got
+
+    monkeypatch.setattr(ir_llir, "start_probe", spy)
+    run = pipeline.Run("not a module at all", llir="define void @k() {\n  ret void\n}\n")
+    with pytest.raises(Exception):  # noqa: B017 - whichever one-line error the reader gives
+        pipeline.run(run)
+    assert len(started) == 1 and started[0].pid == 0 and run.probe is None

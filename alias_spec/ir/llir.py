@@ -215,6 +215,78 @@ def _llvm() -> Any:
     return llvm
 
 
+class _Raw:
+    """llvmlite's own C functions (the ``LLVMPY_*`` of its shared library) declared over plain
+    addresses, for the walk over instructions and operands: through llvmlite's Python objects
+    each operand cost a wrapper, a lock and a finaliser, most of the time spent reading a
+    kernel. Everything else still goes through llvmlite's API."""
+
+    def __init__(self, llvm: Any) -> None:
+        ffi = llvm.ffi
+        lib = ctypes.CDLL(ffi.lib._lib._name)  # the library llvmlite loaded, not another
+        vp = ctypes.c_void_p
+
+        def fn(name: str, restype: Any) -> Any:
+            f = getattr(lib, name)
+            f.argtypes, f.restype = [vp], restype
+            return f
+
+        self.instructions = fn("LLVMPY_BlockInstructionsIter", vp)
+        self.next_instruction = fn("LLVMPY_InstructionsIterNext", vp)
+        self.end_instructions = fn("LLVMPY_DisposeInstructionsIter", None)
+        self.operands = fn("LLVMPY_InstructionOperandsIter", vp)
+        self.next_operand = fn("LLVMPY_OperandsIterNext", vp)
+        self.end_operands = fn("LLVMPY_DisposeOperandsIter", None)
+        self.incoming = fn("LLVMPY_PhiIncomingBlocksIter", vp)
+        self.next_incoming = fn("LLVMPY_IncomingBlocksIterNext", vp)
+        self.end_incoming = fn("LLVMPY_DisposeIncomingBlocksIter", None)
+        self.kind = fn("LLVMPY_GetValueKind", ctypes.c_int)
+        self.type_of = fn("LLVMPY_TypeOf", vp)
+        self.kinds = {k.value: k for k in llvm.ValueKind}
+        self.lock = ffi.lib._lock  # llvmlite's: held over a walk, as its calls hold it
+        self.llvm = llvm
+
+    def wrap(self, p: int, kind: str, parents: dict[str, Any]) -> Any:
+        """llvmlite's object for the value at ``p`` (for what is read rarely)."""
+        ffi = self.llvm.ffi
+        return self.llvm.ValueRef(ctypes.cast(ctypes.c_void_p(p), ffi.LLVMValueRef), kind,
+                                  parents)  # fmt: skip
+
+    def type_text(self, t: int, types: dict[int, str]) -> str:
+        got = types.get(t)
+        if got is None:
+            ffi = self.llvm.ffi
+            ref = self.llvm.TypeRef(ctypes.cast(ctypes.c_void_p(t), ffi.LLVMTypeRef))
+            got = types[t] = str(ref)
+        return got
+
+    def each(self, first: Any, step: Any, end: Any, p: int) -> list[int]:
+        it = first(p)
+        out: list[int] = []
+        try:
+            while True:
+                x = step(it)
+                if not x:
+                    return out
+                out.append(x)
+        finally:
+            end(it)
+
+
+_RAW: list[_Raw | None] = []
+
+
+def _raw(llvm: Any) -> _Raw | None:
+    """The C functions, or None where this llvmlite does not have them as expected (then the
+    walk goes through its Python API)."""
+    if not _RAW:
+        try:
+            _RAW.append(_Raw(llvm))
+        except (AttributeError, OSError, TypeError, ValueError):
+            _RAW.append(None)
+    return _RAW[0]
+
+
 @contextlib.contextmanager
 def _llvm_stderr(said: list[str]) -> Iterator[None]:
     """LLVM's parser writes its warnings (debug info it found invalid and dropped) to the
@@ -251,42 +323,83 @@ def _wait_exit(pid: int, seconds: float) -> tuple[int, int]:
     return os.waitpid(pid, os.WNOHANG) if ready else (0, 0)
 
 
-def _probe(llvm: Any, text: str) -> str | None:
-    """Why parsing ``text`` would kill this process (LLVM aborts, or does not finish), or None
-    when a forked child survives it (or there is no fork: the parse is then unprobed)."""
-    if not hasattr(os, "fork"):
+class Probe:
+    """A forked child parsing a text, to learn whether parsing it would kill this process
+    (LLVM aborts, or does not finish). Started early (``start_probe``), it parses while this
+    process does other work; ``result`` waits for it, ``close`` ends it unasked."""
+
+    def __init__(self, llvm: Any, source: str) -> None:
+        self.source = source
+        self.pid = 0
+        if not hasattr(os, "fork"):
+            return  # no fork: the parse is unprobed
+        pid = fork_tied(signal.SIGKILL)  # a parse that hangs ends with this process
+        if pid == 0:  # the child: parse, say nothing, leave without Python's clean-up
+            try:
+                faulthandler.disable()  # its report of the abort would reach the parent's stderr
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)
+                os.dup2(null, 2)
+                llvm.parse_assembly(source)
+            except BaseException:  # noqa: BLE001 - the parent parses again and reports it
+                pass
+            os._exit(0)
+        self.pid = pid
+        self.deadline = time.monotonic() + PROBE_SECONDS
+
+    def result(self) -> str | None:
+        """Why parsing the text would kill this process, or None when the child survived."""
+        pid, self.pid = self.pid, 0
+        if not pid:
+            return None
+        done, status = _wait_exit(pid, max(0.0, self.deadline - time.monotonic()))
+        delay = 0.001
+        while not done:  # no pidfd here: polled
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > self.deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                return f"LLVM's parser did not finish within {PROBE_SECONDS:.0f} s"
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        if os.WIFSIGNALED(status):
+            return (f"LLVM's parser aborts on the text (signal {os.WTERMSIG(status)}): "
+                    "malformed LLVM IR")  # fmt: skip
         return None
-    pid = fork_tied(signal.SIGKILL)  # a parse that hangs ends with this process
-    if pid == 0:  # the child: parse, say nothing, leave without Python's clean-up
-        try:
-            faulthandler.disable()  # its report of the abort would reach the parent's stderr
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.dup2(null, 2)
-            llvm.parse_assembly(text)
-        except BaseException:  # noqa: BLE001 - the parent parses again and reports it
-            pass
-        os._exit(0)
-    deadline = time.monotonic() + PROBE_SECONDS
-    done, status = _wait_exit(pid, PROBE_SECONDS)
-    delay = 0.001
-    while not done:  # no pidfd here: polled
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() > deadline:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            return f"LLVM's parser did not finish within {PROBE_SECONDS:.0f} s"
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
-    if os.WIFSIGNALED(status):
-        return f"LLVM's parser aborts on the text (signal {os.WTERMSIG(status)}): malformed LLVM IR"
-    return None
+
+    def close(self) -> None:
+        pid, self.pid = self.pid, 0
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
 
 
-def _parse(llvm: Any, text: str, said: list[str]) -> Any:
-    why = _probe(llvm, text)
+def start_probe(text: str) -> Probe | None:
+    """The probe of the text ``read`` will parse, started now (None without llvmlite or
+    for text ``read`` refuses before parsing): pass it to ``read`` or ``close`` it."""
+    if not isinstance(text, str) or len(text) > MAX_BYTES or "\0" in text:
+        return None
+    try:
+        llvm = _llvm()
+    except MissingExtra:
+        return None
+    return Probe(llvm, _modernised(text))
+
+
+def _probe(llvm: Any, text: str) -> str | None:
+    return Probe(llvm, text).result()
+
+
+def _parse(llvm: Any, text: str, said: list[str], probe: Probe | None = None) -> Any:
+    if probe is not None and probe.source == text:
+        why = probe.result()
+    else:
+        if probe is not None:
+            probe.close()
+        why = _probe(llvm, text)
     if why is not None:
         raise LlirError(why)
     try:
@@ -306,13 +419,26 @@ def _parse_message(raw: str) -> str:
 
 
 def _key(v: Any) -> int:
-    """The identity of an LLVM value (llvmlite makes a new wrapper per access)."""
+    """The identity of an LLVM value (llvmlite makes a new wrapper per access): its address."""
+    if type(v) is int:
+        return v
+    if type(v) is _RawOperand:
+        return v.p
     return ctypes.cast(v._as_parameter_, ctypes.c_void_p).value or 0
 
 
-def read(text: str) -> Module:
+def read(text: str, probe: Probe | None = None) -> Module:
     """The module the text holds. Raises LlirError (one line) on text LLVM does not accept,
-    text without a function definition, or text past the bounds above."""
+    text without a function definition, or text past the bounds above. ``probe``: this
+    text's probe, started earlier (``start_probe``); it is finished here either way."""
+    try:
+        return _read(text, probe)
+    finally:
+        if probe is not None:
+            probe.close()
+
+
+def _read(text: str, probe: Probe | None) -> Module:
     if not isinstance(text, str):
         raise LlirError("LLVM IR must be text")
     if len(text) > MAX_BYTES:
@@ -327,7 +453,7 @@ def read(text: str) -> Module:
     source = _modernised(text)
     said: list[str] = []
     try:
-        mod = _parse(llvm, source, said)
+        mod = _parse(llvm, source, said, probe)
     except LlirError as exc:
         if not _UNDEFINED.search(str(exc)):
             raise
@@ -426,13 +552,14 @@ def _convert(mod: Any, text: str) -> Module:
     functions: list[Function] = []
     declarations: list[str] = []
     total = 0
+    raw = _raw(_llvm())
     for fn in mod.functions:
         if fn.is_declaration:
             declarations.append(fn.name)
             continue
         place = sources[len(functions)] if len(functions) < len(sources) else (0, [])
         shown = texts[len(functions)] if len(functions) < len(texts) else []
-        f = _function(fn, place, shown)
+        f = _function(fn, place, shown, raw, {"module": mod})
         if len(place[1]) == len(f.instructions):
             for ins, (no, _) in zip(f.instructions, place[1], strict=True):
                 d = _DBG.search(_STRING.sub('""', raw_lines[no - 1]))
@@ -450,23 +577,32 @@ def _convert(mod: Any, text: str) -> Module:
     return Module(functions, declarations, metadata)
 
 
-def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], shown: list[str]) -> Function:
+def _function(
+    fn: Any,
+    place: tuple[int, list[tuple[int, int]]],
+    shown: list[str],
+    raw: _Raw | None = None,
+    parents: dict[str, Any] | None = None,
+) -> Function:
     fline, where = place
     params = [Param(_param_name(a, i), str(a.type)) for i, a in enumerate(fn.arguments)]
     arg_of = {_key(a): i for i, a in enumerate(fn.arguments)}
     blocks: list[Block] = []
     block_of: dict[int, int] = {}
-    raw: list[tuple[Any, int]] = []
+    # Per instruction: llvmlite's object, or its address where the C functions walk.
+    found: list[tuple[Any, int]] = []
     for b in fn.blocks:
         block_of[_key(b)] = len(blocks)
         blocks.append(Block(len(blocks), b.name))
-        for ins in b.instructions:
-            blocks[-1].instructions.append(len(raw))
-            raw.append((ins, len(blocks) - 1))
-            if len(raw) > MAX_INSTRUCTIONS:
+        inside = (raw.each(raw.instructions, raw.next_instruction, raw.end_instructions,
+                           _key(b)) if raw is not None else b.instructions)  # fmt: skip
+        for ins in inside:
+            blocks[-1].instructions.append(len(found))
+            found.append((ins, len(blocks) - 1))
+            if len(found) > MAX_INSTRUCTIONS:
                 raise LlirError(f"@{fn.name}: more than {MAX_INSTRUCTIONS} instructions")
-    index_of = {_key(ins): i for i, (ins, _) in enumerate(raw)}
-    lines = where if len(where) == len(raw) else []  # the input's lines, when they line up
+    index_of = {(ins if raw is not None else _key(ins)): i for i, (ins, _) in enumerate(found)}
+    lines = where if len(where) == len(found) else []  # the input's lines, when they line up
     attrs = " ".join(a.decode("utf-8", "replace") if isinstance(a, bytes) else str(a)
                      for a in fn.attributes)  # fmt: skip
     out = Function(fn.name, fline, params, blocks, [], attrs)
@@ -478,17 +614,85 @@ def _function(fn: Any, place: tuple[int, list[tuple[int, int]]], shown: list[str
             n *= int(g) if g else 1
         out.threads = n
     refs: _Refs = (index_of, arg_of, block_of, {})
-    printed = shown if len(shown) == len(raw) else []
-    for i, (ins, blk) in enumerate(raw):
+    printed = shown if len(shown) == len(found) else []
+    for i, (ins, blk) in enumerate(found):
         line, col = lines[i] if lines else (fline, 1)
-        text = printed[i] if printed else str(ins).strip()
-        out.instructions.append(_instruction(ins, text, i, blk, line, col, refs))
+        if raw is not None:
+            view = _RawInstruction(raw, ins, parents or {})
+            text = printed[i] if printed else str(view.ref()).strip()
+            out.instructions.append(_instruction(view, text, i, blk, line, col, refs))
+        else:
+            text = printed[i] if printed else str(ins).strip()
+            out.instructions.append(_instruction(ins, text, i, blk, line, col, refs))
     # A value's type is its instruction's: read here rather than asked of LLVM per use.
     for ins in out.instructions:
         for o in (*ins.operands, *([ins.callee] if ins.callee is not None else [])):
             if o.kind == "value" and not o.type and 0 <= o.ref < len(out.instructions):
                 o.type = out.instructions[o.ref].type
     return out
+
+
+class _RawInstruction:
+    """An instruction at an address, answering what ``_instruction`` asks of llvmlite's
+    object (its type, operands and a phi's incoming blocks) through the C functions."""
+
+    __slots__ = ("raw", "p", "parents")
+
+    def __init__(self, raw: _Raw, p: int, parents: dict[str, Any]) -> None:
+        self.raw, self.p, self.parents = raw, p, parents
+
+    def ref(self) -> Any:
+        return self.raw.wrap(self.p, "instruction", self.parents)
+
+    @property
+    def opcode(self) -> str:
+        return str(self.ref().opcode)
+
+    @property
+    def type(self) -> int:
+        return int(self.raw.type_of(self.p))
+
+    @property
+    def operands(self) -> list[_RawOperand]:
+        r = self.raw
+        return [_RawOperand(r, o, self.parents)
+                for o in r.each(r.operands, r.next_operand, r.end_operands, self.p)]  # fmt: skip
+
+    @property
+    def incoming_blocks(self) -> list[int]:
+        r = self.raw
+        return r.each(r.incoming, r.next_incoming, r.end_incoming, self.p)
+
+
+class _RawOperand:
+    """An operand at an address: its kind and type through the C functions, the rest (rare:
+    constants, globals, inline asm) through llvmlite's object for it."""
+
+    __slots__ = ("raw", "p", "parents")
+
+    def __init__(self, raw: _Raw, p: int, parents: dict[str, Any]) -> None:
+        self.raw, self.p, self.parents = raw, p, parents
+
+    def ref(self) -> Any:
+        return self.raw.wrap(self.p, "operand", self.parents)
+
+    @property
+    def value_kind(self) -> Any:
+        return self.raw.kinds[self.raw.kind(self.p)]
+
+    @property
+    def type(self) -> int:
+        return int(self.raw.type_of(self.p))
+
+    @property
+    def name(self) -> str:
+        return str(self.ref().name)
+
+    def get_constant_value(self, signed_int: bool = False) -> Any:
+        return self.ref().get_constant_value(signed_int=signed_int)
+
+    def __str__(self) -> str:
+        return str(self.ref())
 
 
 def _param_name(a: Any, i: int) -> str:
@@ -541,6 +745,10 @@ def _instruction(ins: Any, text: str, i: int, blk: int, line: int, col: int,
 
 def _type_text(t: Any, types: dict[int, str]) -> str:
     """A type's text, printed once per type of a function (LLVM keeps one object per type)."""
+    if type(t) is int:  # an address from the C functions
+        raw = _RAW[0] if _RAW else None
+        assert raw is not None
+        return raw.type_text(t, types)
     k = _key(t)
     got = types.get(k)
     if got is None:

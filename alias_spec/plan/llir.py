@@ -58,9 +58,10 @@ from alias_spec.plan.terms import Access
 __all__ = ["LlirError", "check_lowering", "read_llir", "Evaluator", "accesses"]
 
 
-def read_llir(text: str) -> Module:
-    """The module (LlirError, one line, on text LLVM does not accept)."""
-    return read(text)
+def read_llir(text: str, probe: Any = None) -> Module:
+    """The module (LlirError, one line, on text LLVM does not accept). ``probe``: the text's
+    parse probe, started earlier (``ir.llir.start_probe``)."""
+    return read(text, probe)
 
 
 Sites = dict[str, list[tuple[str, int | None, int | None]]]
@@ -189,14 +190,14 @@ def on_deep_stack(fn: Callable[[], _T]) -> _T:
 
 def check_lowering(text: str, path: str, report: Report, num_warps: int | None,
                    kernels: Sequence[str] | None = None, ttgir: Any = None,
-                   races: bool = False) -> None:  # fmt: skip
+                   races: bool = False, probe: Any = None) -> None:  # fmt: skip
     """Add the lowering's findings and notes to ``report`` (in a thread with a deep stack).
     ``kernels``: the TTGIR module's function names (the IR must define one of them); by
     default those the plan names; ``ttgir``: the TTGIR module (its TMA ops size the copies;
     without it they are notes); ``races``: also judge each function's shared accesses for
     races between threads (``races.py``). LlirError (one line) on IR that is not this
     kernel's."""
-    module = read_llir(text)
+    module = read_llir(text, probe)
     check_kernel(module, kernels if kernels is not None else ttgir_functions(report))
     on_deep_stack(lambda: _check_lowering(module, path, report, num_warps, ttgir, races))
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from alias_spec.ir.ttgir import Module
 from alias_spec.plan.plan import (
@@ -55,9 +56,16 @@ class Run:
     module: Module | None = None  # the planned module the buffers were read from
     buffers: list[Buffer] = field(default_factory=list)
     report: Report | None = None
+    # LLVM's parse of ``llir`` tried in a forked child from the first stage on, so that it
+    # runs while this process reads the TTGIR (``ir.llir.Probe``).
+    probe: Any = None
 
 
 def _ttgir(run: Run) -> None:
+    if run.llir is not None:
+        from alias_spec.ir.llir import start_probe
+
+        run.probe = start_probe(run.llir)
     run.source = read_source(run.ttgir)
 
 
@@ -88,8 +96,9 @@ def _lowering(run: Run) -> None:
     if run.llir is None:
         return
     where = run.llir_path or run.path.rsplit(".", 1)[0] + ".llir"
+    probe, run.probe = run.probe, None
     check_lowering(run.llir, where, run.report, run.module.num_warps, ttgir=run.module,
-                   races=run.races)  # fmt: skip
+                   races=run.races, probe=probe)  # fmt: skip
 
 
 def _report(run: Run) -> None:
@@ -111,10 +120,15 @@ STAGES: tuple[tuple[str, Callable[[Run], None]], ...] = (
 def run(state: Run) -> Report:
     """Every stage in order; the report, with each stage's seconds in ``report.seconds``."""
     seconds: dict[str, float] = {}
-    for name, stage in STAGES:
-        t0 = time.perf_counter()
-        stage(state)
-        seconds[name] = time.perf_counter() - t0
+    try:
+        for name, stage in STAGES:
+            t0 = time.perf_counter()
+            stage(state)
+            seconds[name] = time.perf_counter() - t0
+    finally:  # a stage that fails leaves no probe running
+        if state.probe is not None:
+            state.probe.close()
+            state.probe = None
     assert state.report is not None
     state.report.seconds = seconds
     return state.report

@@ -2,13 +2,16 @@
 keep every kernel they compile (``TRITON_CACHE_DIR``): the real-world corpus of ``alias-spec
 plan``.
 
-    python capture.py OUT_DIR [--only liger fla inductor]
+    python capture.py OUT_DIR [--only liger fla inductor] [--budget SECONDS]
 
 Needs torch with CUDA and Triton; Liger-Kernel, flash-linear-attention (``fla-core``, which
 needs ``einops``) where installed (a library that is missing is recorded as skipped). Writes
 ``OUT_DIR/ops.json`` (device, versions, date, each op's largest error against its reference
-and whether it is within the op's tolerance) and ``OUT_DIR/cache.tar.xz`` (each kernel's
-``.ttgir``, ``.llir`` and metadata ``.json``, nothing else). No project code is imported.
+and whether it is within the op's tolerance), ``OUT_DIR/cache.tar.xz`` (each kernel's
+``.ttgir``, ``.llir`` and metadata ``.json``, nothing else) and ``OUT_DIR/compile_times.json``
+(each kernel's whole compile, frontend included, as Triton's compilation listener timed it:
+what ``benchmarks/bench_plan.py --compile-times`` sets plan's time against). No project code
+is imported.
 """
 
 from __future__ import annotations
@@ -29,14 +32,37 @@ from pathlib import Path
 from typing import Any
 
 OPS: list[dict[str, Any]] = []
+TIMES: dict[str, dict[str, Any]] = {}  # "cache dir/kernel name" -> its compile's times
+
+
+def _listen(*, src: Any, metadata: Any, metadata_group: dict[str, str], times: Any,
+            cache_hit: bool) -> None:  # fmt: skip
+    """Triton's compilation listener: each kernel compiled (not a cache hit), its times."""
+    if cache_hit or not metadata_group:
+        return
+    meta = metadata if isinstance(metadata, dict) else {}
+    folder = os.path.basename(os.path.dirname(next(iter(metadata_group.values()))))
+    stages = {name: us / 1e6 for name, us in times.lowering_stages}
+    front = times.ir_initialization / 1e6
+    TIMES[f"{folder}/{meta.get('name', '?')}"] = {
+        "compile_s": front + sum(stages.values()) + times.store_results / 1e6,
+        "frontend_s": front,
+        "stages_s": stages,
+    }
 
 
 def _err(got: Any, want: Any) -> float:
     return float((got.float() - want.float()).abs().max().item())
 
 
+DEADLINE: list[float] = []  # with --budget: past it, the ops left are skipped
+
+
 def check(name: str, fn: Callable[[], list[tuple[str, Any, Any, float]]]) -> None:
     """Run one op; record each compared output's largest error and its tolerance."""
+    if DEADLINE and time.monotonic() > DEADLINE[0]:
+        OPS.append({"op": name, "skipped": "past the capture's --budget"})
+        return
     t0 = time.perf_counter()
     try:
         rows = fn()
@@ -418,18 +444,44 @@ def pack(cache: Path, out: Path) -> int:
     return n
 
 
+def _cpu() -> str:
+    """The host processor's model name (compile times are this machine's)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "?"
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("out", type=Path)
     p.add_argument("--only", nargs="*", choices=sorted(LIBRARIES), default=sorted(LIBRARIES))
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="start no op past this many seconds (the cache so far is kept)",
+    )
     args = p.parse_args(argv)
+    if args.budget is not None:
+        DEADLINE.append(time.monotonic() + args.budget)
     cache = Path(os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="capture-")))
-    import torch
-    import triton
-
+    try:
+        import torch
+        import triton
+    except ImportError as exc:
+        print(f"capture: needs torch and Triton ({exc})", file=sys.stderr)
+        return 2
     if not torch.cuda.is_available():
         print("capture: needs a CUDA GPU", file=sys.stderr)
         return 2
+    listener = getattr(getattr(triton, "knobs", None), "compilation", None)
+    if listener is not None:  # Triton 3.5 on: each compile's times
+        triton.knobs.compilation.listener = _listen
     for lib in args.only:
         LIBRARIES[lib](torch)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -452,6 +504,10 @@ def main(argv: list[str] | None = None) -> int:
         "ops": OPS,
     }
     (args.out / "ops.json").write_text(json.dumps(doc, indent=1) + "\n")
+    stamp = {k: doc[k] for k in ("date", "device", "torch", "triton")}
+    (args.out / "compile_times.json").write_text(
+        json.dumps({**stamp, "cpu": _cpu(), "kernels": TIMES}, indent=1, sort_keys=True) + "\n"
+    )
     print(f"{kernels} kernels; {sum(1 for o in OPS if o.get('ok'))} of {len(OPS)} ops within "
           "tolerance")  # fmt: skip
     return 0

@@ -1,0 +1,77 @@
+"""``benchmarks/bench_plan.py --cache --compile-times`` and what ``capture.py`` records for it:
+each kernel's whole compile as Triton's listener times it, set against the kernel's plan."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REALWORLD = ROOT / "tests" / "plan_cases" / "realworld"
+
+
+def _capture() -> Any:
+    spec = importlib.util.spec_from_file_location("_capture", REALWORLD / "capture.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_listener_keys_a_compile_by_its_cache_folder_and_name() -> None:
+    cap = _capture()
+    times = SimpleNamespace(ir_initialization=40_000, store_results=5_000,
+                            lowering_stages=[("ttir", 10_000), ("ttgir", 20_000),
+                                             ("llir", 100_000)])  # fmt: skip
+    group = {"k.json": "/c/ABC/k.json", "k.ttgir": "/c/ABC/k.ttgir"}
+    cap._listen(src=None, metadata={"name": "k"}, metadata_group=group, times=times,
+                cache_hit=False)  # fmt: skip
+    cap._listen(src=None, metadata={"name": "hit"}, metadata_group={"h.json": "/c/D/h.json"},
+                times=times, cache_hit=True)  # fmt: skip
+    assert set(cap.TIMES) == {"ABC/k"}  # a cache hit compiled nothing
+    got = cap.TIMES["ABC/k"]
+    assert got["compile_s"] == pytest.approx(0.175)  # 40 + 10 + 20 + 100 + 5 ms
+    assert got["frontend_s"] == pytest.approx(0.04)
+    assert got["stages_s"]["llir"] == pytest.approx(0.1)
+
+
+@pytest.mark.slow
+def test_plan_against_recorded_compile_times(tmp_path: Path) -> None:
+    """Two kernels of the Liger capture, one with a recorded compile time: the row is that
+    kernel's, its ratio its plan's seconds over the recorded ones; the other is left out."""
+    with tarfile.open(REALWORLD / "h200" / "liger.tar.xz") as tar:
+        names = sorted({m.name.split("/")[0] for m in tar.getmembers()})[:2]
+        tar.extractall(tmp_path / "cache", members=[m for m in tar.getmembers()
+                                                    if m.name.split("/")[0] in names])  # fmt: skip
+    folder = tmp_path / "cache" / names[0]
+    name = next(folder.glob("*.ttgir")).stem
+    times = tmp_path / "compile_times.json"
+    times.write_text(json.dumps({"kernels": {f"{names[0]}/{name}": {"compile_s": 2.0}}}))
+    out = tmp_path / "rows.json"
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_plan.py"), "--cache",
+                          str(tmp_path / "cache"), "--compile-times", str(times), "--out",
+                          str(out)], capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "1 of 2 kernels have a recorded compile time" in run.stdout
+    rows = json.loads(out.read_text())["cache"]
+    assert [(r["kernel"], r["compile_s"]) for r in rows] == [(name, 2.0)]
+    assert rows[0]["status"] in ("clean", "partial", "findings")
+    assert "p99" in run.stdout
+
+
+def test_bad_compile_times_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "times.json"
+    bad.write_text("[1, 2]")
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_plan.py"), "--cache",
+                          str(tmp_path), "--compile-times", str(bad)], capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "not a compile_times.json" in run.stderr
