@@ -56,6 +56,7 @@ def _err(got: Any, want: Any) -> float:
 
 
 DEADLINE: list[float] = []  # with --budget: past it, the ops left are skipped
+SAVE: list[Path] = []  # where the compile times so far are written after each op
 
 
 def check(name: str, fn: Callable[[], list[tuple[str, Any, Any, float]]]) -> None:
@@ -74,6 +75,8 @@ def check(name: str, fn: Callable[[], list[tuple[str, Any, Any, float]]]) -> Non
                "where": traceback.format_exc().splitlines()[-3:]}  # fmt: skip
     rec["seconds"] = round(time.perf_counter() - t0, 2)
     OPS.append(rec)
+    if SAVE:  # kept after each op: a capture stopped from outside keeps what it timed
+        SAVE[0].write_text(json.dumps({"kernels": TIMES}, indent=1, sort_keys=True) + "\n")
     print(json.dumps(rec)[:400], flush=True)
 
 
@@ -469,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.budget is not None:
         DEADLINE.append(time.monotonic() + args.budget)
+    args.out.mkdir(parents=True, exist_ok=True)
+    SAVE.append(args.out / "compile_times.json")
     cache = Path(os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="capture-")))
     try:
         import torch
