@@ -10,6 +10,7 @@ against the installed Triton and each interpreter named in ``ALIAS_SPEC_TRITON_P
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -100,7 +101,7 @@ def test_profiles_match_measured_verdicts(index: int) -> None:
 
 # --- kept regressions -------------------------------------------------------------------------
 
-REGRESSIONS = sorted((ROOT / rd.REGRESSIONS).glob("*.json"))
+REGRESSIONS = [path for path, _ in rd.regressions(ROOT / rd.REGRESSIONS)]
 
 
 def test_regressions_are_kept() -> None:
@@ -118,6 +119,38 @@ def test_regression_agrees_with_the_triton_verdict_it_recorded(path: Path) -> No
         pytest.skip("a documented finding (diff.KNOWN)")
     assert status in ("valid", "invalid"), (status, fired)
     assert (status == "valid") == entry["triton_ok"], (fired, entry["triton_error"])
+
+
+def test_kept_regressions_are_in_the_one_store(tmp_path: Path) -> None:
+    # Written again through the store (``shrink.store``), every kept file comes back under its
+    # own name, byte for byte: the campaign writes the format the tests replay.
+    for path, entry in rd.regressions(ROOT / rd.REGRESSIONS):
+        again = rd.save_regression(entry, tmp_path)
+        assert again.name == path.name and again.read_text() == path.read_text()
+
+
+def test_a_campaign_keeps_its_disagreements_as_replayable_regressions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stand-in Triton 3.9 that accepts every module: each request the profile refuses is a
+    # disagreement, shrunk by the one shrinker and kept in the one store.
+    monkeypatch.setattr(rd, "triton_version", lambda python: "3.9.0")
+    monkeypatch.setattr(
+        rd, "verify_modules",
+        lambda mods, python: {k: {"ok": True, "crash": False, "error": ""} for k, _ in mods},
+    )  # fmt: skip
+    out = rd.campaign("python", 60, seed=5, shrink_max=2, keep=tmp_path)
+    assert out["disagree"] and len(out["shrunk"]) == 2
+    kept = rd.regressions(tmp_path)
+    assert sorted(str(p) for p, _ in kept) == sorted(e["path"] for e in out["shrunk"])
+    for path, entry in kept:
+        key = json.dumps(entry["request"], sort_keys=True) + "3.9"
+        assert path.name == f"3.9-{hashlib.sha256(key.encode()).hexdigest()[:10]}.json"
+        assert entry["request"] == rd.request_of(entry["case"]) and entry["triton_ok"]
+        status, _ = rd.model_verdict(entry["request"], f"triton-{entry['release']}")
+        assert status == "invalid"  # replayed, the model still refuses what Triton accepted
+        assert rd.save_regression(entry, tmp_path) == path  # found again: the same file
+    assert len(rd.regressions(tmp_path)) == 2
 
 
 # --- the generator and the shrinker -----------------------------------------------------------

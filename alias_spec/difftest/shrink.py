@@ -1,15 +1,19 @@
-"""Divergences made small and kept: shrinking towards the base request, repro text, and
-saved regressions (one JSON file per divergence, replayed by the differential tests); for the
-request-level differential, one divergence per signature (``dedupe``) and the request itself
-made small (``shrink_request``)."""
+"""Divergences made small and kept: the one greedy shrinker (``shrink_greedy``) and the one
+regression store (``store``, ``stored``: one JSON file per divergence, named by its content,
+replayed by the tests), used by every differential tester: the fact-level fuzzer (``shrink``
+towards the base request, ``save_regression``, ``regression_cases``), the request-level
+differential (``dedupe``, ``shrink_request``) and the random differential against Triton's
+verifiers (``difftest.triton.random_diff``).
+"""
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from alias_spec.difftest.outcomes import (
     BOOLS,
@@ -31,6 +35,51 @@ def _towards(v: int, target: int) -> list[int]:
     halves = {d >> k for k in range(d.bit_length() + 1)}
     steps = sorted(halves | {d - h for h in halves})
     return [target + sign * s for s in steps if s < d]
+
+
+T = TypeVar("T")
+
+
+def shrink_greedy(
+    start: T,
+    candidates: Callable[[T], Iterable[T]],
+    keeps: Callable[[T, Sequence[T]], Sequence[bool]],
+    *,
+    tries: int | None = None,
+    rounds: int | None = None,
+    batch: bool = False,
+) -> T:
+    """The one shrinking loop: from ``start``, move to the first of ``candidates(best)``
+    (simplest first) that ``keeps(best, [candidate, ...])`` says still shows what is being
+    shrunk, until none does or the budget is spent (``tries`` candidates judged, ``rounds``
+    moves). With ``batch`` a step's candidates are judged in one call (one Triton process a
+    step); otherwise one at a time, stopping at the first kept, since each may cost a run."""
+    best, spent = start, 0
+    for _ in itertools.count() if rounds is None else range(rounds):
+        if tries is not None and spent >= tries:
+            break
+        found = False
+        if batch:
+            cands = list(candidates(best))
+            if tries is not None:
+                cands = cands[: tries - spent]
+            spent += len(cands)
+            verdicts = keeps(best, cands) if cands else []
+            for cand, kept in zip(cands, verdicts, strict=True):
+                if kept:
+                    best, found = cand, True
+                    break
+        else:
+            for cand in candidates(best):
+                if tries is not None and spent >= tries:
+                    break
+                spent += 1
+                if keeps(best, [cand])[0]:
+                    best, found = cand, True
+                    break
+        if not found:
+            break
+    return best
 
 
 def shrink(case: Case, diverges: Callable[[Case], bool], budget: int = 2000) -> Case:
@@ -71,31 +120,48 @@ def repro_text(d: Divergence) -> str:
     return "\n".join(lines)
 
 
-def save_regression(d: Divergence, directory: Path, found_by: str) -> Path:
-    """One JSON file per divergence, named by its content (re-finding it overwrites it)."""
-    body = d.to_json()
-    key = json.dumps({"p": body["profile"], "f": body["facts"]}, sort_keys=True)
-    name = f"{d.case.source}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.json"
-    body["found_by"] = found_by
-    body["cause"] = "unexplained: investigate, fix the engine or the spec, then explain here"
+def store(
+    body: dict[str, Any], directory: Path, prefix: str, key: str, sort_keys: bool = True
+) -> Path:
+    """The one regression store: ``body`` as ``directory/PREFIX-HASH.json``, HASH the first
+    ten hex digits of ``key``'s SHA-256 (what the regression is found by, so re-finding it
+    overwrites it rather than adding a copy)."""
+    name = f"{prefix}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.json"
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / name
-    path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
+    path.write_text(json.dumps(body, indent=1, sort_keys=sort_keys) + "\n")
     return path
+
+
+def stored(directory: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """Every regression kept in ``directory`` (not its subfolders), in name order."""
+    return [(p, json.loads(p.read_text())) for p in sorted(directory.glob("*.json"))]
+
+
+def save_regression(d: Divergence, directory: Path, found_by: str) -> Path:
+    """A fact-level divergence in the store, found by its profile and facts."""
+    body = d.to_json()
+    key = json.dumps({"p": body["profile"], "f": body["facts"]}, sort_keys=True)
+    body["found_by"] = found_by
+    body["cause"] = "unexplained: investigate, fix the engine or the spec, then explain here"
+    return store(body, directory, d.case.source, key)
+
+
+def _regression_case(body: dict[str, Any], name: str) -> Case:
+    facts = {**base_facts(), **body["facts"]}
+    check_types(facts)
+    return Case(facts, body["profile"], "regression", name)
 
 
 def regression_case(path: Path) -> Case:
     """A saved divergence as a case. Facts added to the vocabulary after it was saved take
     the base request's values."""
-    body = json.loads(path.read_text())
-    facts = {**base_facts(), **body["facts"]}
-    check_types(facts)
-    return Case(facts, body["profile"], "regression", path.name)
+    return _regression_case(json.loads(path.read_text()), path.name)
 
 
 def regression_cases(directory: Path) -> list[Case]:
     """Every divergence saved in ``directory`` (a checkout keeps them in tests/regressions)."""
-    return [regression_case(p) for p in sorted(directory.glob("*.json"))]
+    return [_regression_case(body, p.name) for p, body in stored(directory)]
 
 
 # --- requests (the request-level differential) ------------------------------------------------
@@ -134,16 +200,9 @@ def request_candidates(obj: Any) -> Iterator[Any]:
 def shrink_request(request: Any, same: Callable[[Any], bool], budget: int = 300) -> Any:
     """The smallest request (greedy, ``budget`` tries, no longer as JSON) on which ``same``
     still holds (the caller's: the same divergence, by its key)."""
-    best, tries = request, 0
-    improved = True
-    while improved and tries < budget:
-        improved = False
-        for cand in request_candidates(best):
-            tries += 1
-            if tries > budget:
-                break
-            size = len(json.dumps(best, default=str))
-            if len(json.dumps(cand, default=str)) <= size and same(cand):
-                best, improved = cand, True
-                break
-    return best
+
+    def keeps(best: Any, cands: Sequence[Any]) -> list[bool]:
+        size = len(json.dumps(best, default=str))
+        return [len(json.dumps(c, default=str)) <= size and same(c) for c in cands]
+
+    return shrink_greedy(request, request_candidates, keeps, tries=budget)

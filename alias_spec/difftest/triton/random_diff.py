@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import json
 import random
 import sys
@@ -26,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from alias_spec.difftest.shrink import shrink_greedy, store, stored
 from alias_spec.difftest.triton import cases as case_gen
 from alias_spec.difftest.triton import report
 from alias_spec.difftest.triton.diff import explain, profile_for
@@ -411,20 +411,16 @@ def shrink_candidates(case: Case) -> list[Case]:
 
 
 def shrink(case: Case, judge_batch: Judge, rounds: int = 60) -> Case:
-    """Greedy shrinking: take the first simpler case that keeps the disagreement's signature,
-    until none does. ``judge_batch`` judges many requests at once (one Triton process)."""
-    first = judge_batch([request_of(case)])[0]
-    want = _signature(first)
-    for _ in range(rounds):
-        cands = shrink_candidates(case)
-        rows = judge_batch([request_of(c) for c in cands]) if cands else []
-        for c, row in zip(cands, rows, strict=True):
-            if row["status"] == "disagree" and _signature(row) == want:
-                case = c
-                break
-        else:
-            return case
-    return case
+    """Greedy shrinking (``shrink.shrink_greedy``): take the first simpler case that keeps the
+    disagreement's signature, until none does. ``judge_batch`` judges many requests at once
+    (one Triton process), so each step's candidates go to it together."""
+    want = _signature(judge_batch([request_of(case)])[0])
+
+    def keeps(_: Case, cands: Sequence[Case]) -> list[bool]:
+        rows = judge_batch([request_of(c) for c in cands])
+        return [r["status"] == "disagree" and _signature(r) == want for r in rows]
+
+    return shrink_greedy(case, shrink_candidates, keeps, rounds=rounds, batch=True)
 
 
 # --- regressions and the campaign -------------------------------------------------------------
@@ -444,12 +440,15 @@ def regression_entry(version: str, case: Case, row: dict[str, Any]) -> dict[str,
 
 
 def save_regression(entry: dict[str, Any], folder: Path) -> Path:
+    """The entry in the one regression store (``shrink.store``), found by its request and
+    release; its keys stay in the order written (release first), as the kept files have them."""
     key = json.dumps(entry["request"], sort_keys=True) + entry["release"]
-    name = f"{entry['release']}-{hashlib.sha256(key.encode()).hexdigest()[:10]}.json"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text(json.dumps(entry, indent=1) + "\n")
-    return path
+    return store(entry, folder, entry["release"], key, sort_keys=False)
+
+
+def regressions(folder: Path = REGRESSIONS) -> list[tuple[Path, dict[str, Any]]]:
+    """The kept regressions (``shrink.stored``), each with Triton's verdict on its request."""
+    return stored(folder)
 
 
 def campaign(
