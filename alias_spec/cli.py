@@ -26,7 +26,6 @@ from alias_spec.model.catalogue import DEFAULT_PROFILE, PROFILES, RULES, rule, r
 from alias_spec.model.errors import RequestError, one_line
 from alias_spec.model.request import Request, load_requests
 from alias_spec.model.verdict import Verdict
-from alias_spec.semantics.verdict import judge as judge_with
 from alias_spec.semantics.verdict import verdict_json
 
 _CHUNK = 2**20
@@ -159,10 +158,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     parsed = parse_requests(items)
     bad = [p for p in parsed if isinstance(p, RequestError)]
     verdicts: list[tuple[int, Request, Verdict, dict[str, str]]] = []
-    engine = registry.get(args.engine)  # an engine that cannot run here: one line, exit 2
+    registry.get(args.engine)  # an engine that cannot run here: one line, exit 2, at once
     for i, p in enumerate(parsed):
         if isinstance(p, Request):
-            v = judge_with(p, args.profile, engine, not args.no_fix)
+            v = registry.judge(p, args.profile, args.engine, not args.no_fix)
             verdicts.append((i, p, v, {} if args.no_fix else implications(p, v)))
     if verdicts and args.json:
         out: list[dict[str, Any]] = []

@@ -15,16 +15,23 @@ An engine judges facts under a profile two ways:
 Two flags tell a campaign how to run an engine: ``sampled`` (slow: it judges the cases the
 campaign samples, z3) and ``batched`` (one process per batch: the fuzzer runs its
 ``outcomes`` in a thread beside the others, the C++ harness).
+
+An engine that judges whole requests, their types written out, implements
+:class:`RequestEngine` instead (the same ``judge``/``judge_batch`` pair, over requests): the
+generated verifier inside real MLIR (``mlir_engine``) reads IR, which a fact dict cannot be
+turned back into (facts are derived quantities, most fact tuples have no request, and the op
+it verifies is only ``tle.memdesc_alias``), and it reports rule ids, not a Verdict's values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from alias_spec.model import dsl
 from alias_spec.model.catalogue import PROFILES, rules_for
+from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import FACTS, INT64_MAX, INVARIANTS, Facts, expand
 from alias_spec.model.verdict import Verdict
 
@@ -94,3 +101,28 @@ class Engine:
     def outcomes(self, cases: Sequence[tuple[Facts, str]]) -> list[Outcome]:
         """The outcome on each (facts, profile) pair, in order."""
         return [self.outcome(f, p) for f, p in cases]
+
+
+# Per request: the violated rule ids in catalogue order, or why it cannot be judged.
+RequestOutcome = list[str] | RequestError
+
+
+class RequestEngine:
+    """A judge of whole JSON requests under a profile (see the module's docstring): per
+    request, the violated rule ids, or the RequestError saying why it is malformed or outside
+    the engine's domain. Batched by nature (one process for many requests): ``judge_batch`` is
+    what an engine implements, and calling the engine is calling it."""
+
+    name: ClassVar[str] = ""
+    profiles: ClassVar[tuple[str, ...]] = ()  # the profiles it can judge under
+
+    def judge_batch(
+        self, requests: Sequence[Mapping[str, Any]], profile: str
+    ) -> list[RequestOutcome]:
+        raise NotImplementedError
+
+    def judge(self, request: Mapping[str, Any], profile: str) -> RequestOutcome:
+        return self.judge_batch([request], profile)[0]
+
+    def __call__(self, requests: Sequence[Mapping[str, Any]], profile: str) -> list[RequestOutcome]:
+        return self.judge_batch(requests, profile)

@@ -16,6 +16,9 @@ the spec does not place is written as the plain row-major one; the rules that ne
 placement (``Request.unknown``) are the spec's to leave unjudged, not this engine's to match.
 The memory space ``global`` is written as a string attribute the verifier does not know.
 
+``MlirEngine`` is this judge as the registry's request engine (``engines.base.RequestEngine``;
+it cannot be a fact engine: it judges IR written from a request's types).
+
 The driver is found through ``ALIAS_SPEC_MLIR_OPT`` (a built ``tle-alias-opt``), else built
 from ``compiler_patch/`` under the current directory into ``build/compiler_patch/``.
 """
@@ -35,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from alias_spec.backends import gen_patch
+from alias_spec.engines.base import RequestEngine, RequestOutcome
 from alias_spec.model.catalogue import RULES
 from alias_spec.model.errors import RequestError
 
@@ -190,13 +194,13 @@ def run_file(
 
 def judge(
     requests: Sequence[Mapping[str, Any]], profile: str, binary: Path | None = None
-) -> list[list[str] | RequestError]:
+) -> list[RequestOutcome]:
     """Per request, the rule ids of the errors the real-MLIR verifier reports on its op (in
     emission order, which is catalogue order), or the RequestError saying why the request is
     malformed or outside what the op can express. One driver run for all of them."""
     if profile not in PROFILES:
         raise ValueError(f"the driver verifies with {', '.join(PROFILES)}, not {profile!r}")
-    results: list[list[str] | RequestError] = []
+    results: list[RequestOutcome] = []
     chunks: list[str] = []
     slots: list[int] = []
     for i, obj in enumerate(requests):
@@ -238,3 +242,18 @@ def judge(
             f"{TOOL} exited with {proc.returncode} and diagnostics that are no rule's:\n{detail}"
         )
     return results
+
+
+class MlirEngine(RequestEngine):
+    """The real-MLIR verifier as a request engine, over one built driver."""
+
+    name = "mlir"
+    profiles = PROFILES
+
+    def __init__(self, binary: Path) -> None:
+        self.binary = binary
+
+    def judge_batch(
+        self, requests: Sequence[Mapping[str, Any]], profile: str
+    ) -> list[RequestOutcome]:
+        return judge(requests, profile, self.binary)

@@ -17,7 +17,8 @@ load lazily: naming one imports nothing heavy (the command line starts without z
 A campaign may also name ``z3-solver`` (``SOLVER``): the z3 engine whose outcome is its
 verdict's, beside the fast evaluation of its terms (``CAMPAIGN`` lists what a campaign takes).
 
-Engines that judge whole requests (types, not facts) are listed apart, in ``REQUEST_NAMES``:
+Engines that judge whole requests (types, not facts: ``base.RequestEngine``) are listed apart,
+in ``REQUEST_NAMES``:
 
 - ``mlir``: the generated verifier built against real MLIR 19 in ``compiler_patch/``'s
   testbed and run on each request written as IR (``mlir_engine``); without MLIR 19,
@@ -27,12 +28,10 @@ Engines that judge whole requests (types, not facts) are listed apart, in ``REQU
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Protocol
 
-from alias_spec.engines.base import Engine
-from alias_spec.model.errors import RequestError
+from alias_spec.engines.base import Engine, RequestEngine
 from alias_spec.model.facts import Facts
 from alias_spec.model.request import Request
 from alias_spec.model.verdict import Verdict, Violation
@@ -68,25 +67,14 @@ def _cpp(sanitize: bool) -> Engine:
     return CppEngine(sanitize)
 
 
-class RequestEngine(Protocol):
-    """Judges requests under one profile: per request, the violated rule ids, or the
-    RequestError saying why it is malformed or outside the engine's domain."""
-
-    def __call__(self, requests: Sequence[Any], profile: str) -> list[list[str] | RequestError]: ...
-
-
 def _mlir() -> RequestEngine:
-    from alias_spec.engines.mlir_engine import MlirEngineError, driver, judge
+    from alias_spec.engines.mlir_engine import MlirEngine, MlirEngineError, driver
 
     try:
         binary = driver()  # built once (cached by its sources' hash)
     except MlirEngineError as exc:
         raise EngineUnavailable("mlir", _first_line(str(exc)), remedy("mlir")) from None
-
-    def run(requests: Sequence[Any], profile: str) -> list[list[str] | RequestError]:
-        return judge(requests, profile, binary)
-
-    return run
+    return MlirEngine(binary)
 
 
 # What the C++ engine needs, said where it is missing.
@@ -208,7 +196,8 @@ def request_engine(name: str) -> RequestEngine:
 
 def judge(req: Request, profile: str, engine: str = DEFAULT, fixes: bool = True) -> Verdict:
     """``alias-spec check``'s verdict on one parsed request: the engine named ``engine``, the
-    rules it could not judge, z3's fixes."""
+    rules it could not judge and why, z3's fixes (``semantics.verdict.judge``, a layer over
+    ``engine_verdict``, the one place an engine judges facts)."""
     from alias_spec.semantics.verdict import judge as judge_with
 
     return judge_with(req, profile, get(engine), fixes)
@@ -224,9 +213,10 @@ def implications(req: Request, verdict: Verdict) -> dict[str, str]:
 def judge_facts(
     facts: Facts, profile: str, unknown: frozenset[str] = frozenset(), engine: str = LINT
 ) -> tuple[list[Violation], list[str]]:
-    """``alias-spec lint``'s judgement of one fact dict: the engine's violations among the
-    rules it can judge with ``unknown`` facts unknown, and the rules it cannot (the same
-    rules ``judge`` names in ``not_judged``)."""
-    from alias_spec.semantics.verdict import judge_facts as judge_with
+    """``alias-spec lint``'s (and the random differential's) judgement of one fact dict: the
+    engine's violations among the rules it can judge with ``unknown`` facts unknown, and the
+    rules it cannot (``semantics.verdict.engine_verdict``, as ``judge`` gets them)."""
+    from alias_spec.semantics.verdict import engine_verdict
 
-    return judge_with(facts, profile, unknown, get(engine))
+    verdict, _ = engine_verdict(facts, profile, unknown, get(engine))
+    return verdict.violations, verdict.not_judged

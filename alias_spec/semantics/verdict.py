@@ -2,8 +2,10 @@
 which violation implies which.
 
 The engine is passed in as a function (``alias_spec.engines.registry.get(name)`` gives one
-by name; the engines layer lies below this one), so every caller, the command line and lint
-included (``registry.judge``, ``registry.judge_facts``), assembles verdicts here.
+by name; the engines layer lies below this one). ``engine_verdict`` is the one place an engine
+judges facts for a verdict: ``alias-spec check`` (``registry.judge``, through ``judge``),
+``alias-spec lint`` and the random differential against Triton (``registry.judge_facts``) all
+come to it, so a rule the facts cannot decide is left unjudged the same way everywhere.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from alias_spec.model.catalogue import rule
 from alias_spec.model.describe import describe, named
 from alias_spec.model.facts import Facts
 from alias_spec.model.request import Request
-from alias_spec.model.verdict import Verdict, Violation
+from alias_spec.model.verdict import Verdict
 
 # A judge of one fact dict under one profile (the engine registry's protocol).
 EngineFn = Callable[[Facts, str], Verdict]
@@ -28,21 +30,33 @@ def _result_shape(req: Request) -> list[int | None] | None:
     return None
 
 
-def judge(req: Request, profile: str, engine: EngineFn, fixes: bool = True) -> Verdict:
-    """One request through one engine, with solver fixes attached to fixable violations. A rule
-    that reads a fact the request cannot know is not judged (its verdict on the stand-in value
-    is dropped), is named in ``not_judged``, and ``not_judged_reason`` names the facts it
-    reads."""
-    from alias_spec.model.unknown import unjudged_reads, unjudged_reason
+def engine_verdict(
+    facts: Facts, profile: str, unknown: frozenset[str], engine: EngineFn
+) -> tuple[Verdict, dict[str, list[str]]]:
+    """One fact dict through one engine with ``unknown`` facts unknown: the engine's verdict
+    less the rules that read an unknown fact (their verdict on the stand-in value means
+    nothing), which ``not_judged`` names in catalogue order; and the unknown facts each of them
+    reads (``unknown.unjudged_reads``)."""
+    from alias_spec.model.unknown import unjudged_reads
 
-    verdict = engine(req.facts, profile)
-    verdict.notes = list(req.notes)
-    reads = unjudged_reads(req.facts, profile, req.unknown)
+    verdict = engine(facts, profile)
+    reads = unjudged_reads(facts, profile, unknown)
     if reads:
-        skipped = list(reads)
-        verdict.violations = [v for v in verdict.violations if v.rule not in skipped]
+        verdict.violations = [v for v in verdict.violations if v.rule not in reads]
         verdict.valid = not verdict.violations
-        verdict.not_judged = skipped
+        verdict.not_judged = list(reads)
+    return verdict, reads
+
+
+def judge(req: Request, profile: str, engine: EngineFn, fixes: bool = True) -> Verdict:
+    """One request through one engine (``engine_verdict``), with the request's notes, why the
+    rules it cannot judge are not judged, and solver fixes attached to fixable violations: a
+    request knows what the spec does not model, which a bare fact dict (lint's) does not."""
+    from alias_spec.model.unknown import unjudged_reason
+
+    verdict, reads = engine_verdict(req.facts, profile, req.unknown, engine)
+    verdict.notes = list(req.notes)
+    if reads:
         verdict.not_judged_reason = (
             f"the spec does not model {'; '.join(req.unmodelled)}, and these rules read facts "
             f"that depend on it: {unjudged_reason(reads)}"
@@ -53,19 +67,6 @@ def judge(req: Request, profile: str, engine: EngineFn, fixes: bool = True) -> V
         for v in verdict.violations:
             v.fix = suggest(req.facts, profile, rule(v.rule), _result_shape(req))
     return verdict
-
-
-def judge_facts(
-    facts: Facts, profile: str, unknown: frozenset[str], engine: EngineFn
-) -> tuple[list[Violation], list[str]]:
-    """One fact dict through one engine with ``unknown`` facts unknown (what lint judges): the
-    violations among the rules it can judge, and the rules it cannot (in catalogue order), as
-    ``judge`` drops and names them."""
-    from alias_spec.model.unknown import unjudged_rules
-
-    skipped = unjudged_rules(facts, profile, unknown)
-    violations = engine(facts, profile).violations
-    return [v for v in violations if v.rule not in skipped], skipped
 
 
 def implications(req: Request, verdict: Verdict) -> dict[str, str]:
