@@ -895,7 +895,26 @@ def _remainder_of(x: z3.ExprRef, y: z3.ExprRef) -> int | None:
     return None
 
 
+# Terms asked for their variables, by id, each kept alive so that its id is not reused: an
+# address is asked once per way of judging it (intervals, the exhaustive range, the solver).
+_FREE: dict[int, tuple[z3.ExprRef, list[z3.ExprRef]]] = {}
+_FREE_MAX = 1 << 16
+
+
 def free_vars(e: z3.ExprRef) -> list[z3.ExprRef]:
+    """The free constants (variables) of ``e`` (``_free_vars``, remembered)."""
+    key = e.get_id()
+    got = _FREE.get(key)
+    if got is not None and got[0].eq(e):
+        return list(got[1])
+    if len(_FREE) >= _FREE_MAX:
+        _FREE.clear()
+    out = _free_vars(e)
+    _FREE[key] = (e, out)
+    return list(out)
+
+
+def _free_vars(e: z3.ExprRef) -> list[z3.ExprRef]:
     """The free constants (variables) of ``e``. Walked through z3's C API: the children of a
     term are kept alive by the term, and a Python wrapper per node cost more than the
     queries."""

@@ -361,10 +361,11 @@ def _query(facts: list[z3.BoolRef], ev: Evaluator) -> Any:
     return r
 
 
-def _exhausted(acc: Access, ranges: list[tuple[int, int]], ev: Evaluator) -> bool:
+def _exhausted(acc: Access, ranges: list[tuple[int, int]], ev: Evaluator) -> bool | str:
     """Whether evaluating the address at every point of its variables' ranges proves it in
     one of the ranges: over all points, then only where its guard lets it happen, then with
-    the subterms over values without a range taken at each value of their bounds."""
+    the subterms over values without a range taken at each value of their bounds. "leaves"
+    when not, and the address alone (its guard left out) leaves them at some point."""
     assert acc.size is not None
     size = acc.size
     expr = acc.addr.expr
@@ -373,13 +374,16 @@ def _exhausted(acc: Access, ranges: list[tuple[int, int]], ev: Evaluator) -> boo
         return got is not None and any(lo <= got[0] and got[1] + size <= hi for lo, hi in ranges)
 
     memo = ev.exhaust_memo
-    if inside(exhaust.value_range(expr, ev.var_range, ev.var_signed, memo)):
+    alone = exhaust.value_range(expr, ev.var_range, ev.var_signed, memo)
+    if inside(alone):
         return True
     if acc.cond is not None and inside(exhaust.value_range(
             expr, ev.var_range, ev.var_signed, memo, acc.cond)):  # fmt: skip
         return True
-    return inside(exhaust.value_range(expr, ev.var_range, ev.var_signed, None, acc.cond,
-                                      ev.interval))  # fmt: skip
+    if inside(exhaust.value_range(expr, ev.var_range, ev.var_signed, None, acc.cond,
+                                  ev.interval)):  # fmt: skip
+        return True
+    return "leaves" if alone is not None else False
 
 
 def _judge(acc: Access, ranges: list[tuple[int, int]],
@@ -392,14 +396,18 @@ def _judge(acc: Access, ranges: list[tuple[int, int]],
     lo_a, hi_a = ev.interval(acc.addr.expr)
     if any(lo <= lo_a and hi_a + acc.size <= hi for lo, hi in ranges):
         return None  # proved by interval arithmetic alone
-    if _exhausted(acc, ranges, ev):
+    exhausted = _exhausted(acc, ranges, ev)
+    if exhausted is True:
         return None
     a = z3.ZeroExt(64 - acc.addr.expr.size(), acc.addr.expr)
     inside = z3.Or(*[z3.And(a >= lo, a + acc.size <= hi) for lo, hi in ranges])
     facts = [z3.Not(inside)]
     # First without the access's guard: most accesses are in range on every thread, and a
-    # guard drags in the constraints of its own values (a proof without it holds with it).
+    # guard drags in the constraints of its own values (a proof without it holds with it);
+    # unless evaluating the address alone found it leaving: then only the guard can keep it in.
     tries = [facts] if acc.cond is None else [facts, facts + [acc.cond]]
+    if acc.cond is not None and exhausted == "leaves":
+        tries = tries[1:]
     r = z3.unknown
     for facts in tries:
         r = _query(facts, ev)
