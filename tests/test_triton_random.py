@@ -304,3 +304,19 @@ def test_snapshot_committed_campaigns() -> None:
     for version, r in runs.items():
         assert r["cases"] >= 10_000 and r["disagree"] == 0, version
         assert r["agree"] + r["findings"] + r["not_modelled"] == r["cases"], version
+
+
+def test_a_verifier_that_dies_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The release's verifier worker running past its time (or dying) is an error line, exit
+    2, not a traceback."""
+    from alias_spec.difftest.triton import random_diff
+    from alias_spec.ir.procs import RunError
+
+    def dies(*args: object, **kwargs: object) -> None:
+        raise RunError("timeout", "python3: verifying the modules took over 600 s")
+
+    monkeypatch.setattr(random_diff, "campaign", dies)
+    assert random_diff.main(["--cases", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "took over 600 s" in err

@@ -31,6 +31,7 @@ from alias_spec.difftest.triton import report
 from alias_spec.difftest.triton.diff import explain, profile_for
 from alias_spec.difftest.triton.runner import InterpreterError, triton_version, verify_modules
 from alias_spec.engines import registry
+from alias_spec.ir.procs import RunError
 from alias_spec.model.dtypes import DTYPE_BITS
 from alias_spec.model.errors import RequestError
 from alias_spec.model.request import parse_request
@@ -532,6 +533,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = campaign(args.python, args.cases, args.seed, keep=keep)
     except InterpreterError as exc:  # a bad --python: one line, as every command says it
         print(f"alias-spec: error: --python {args.python}: {exc}", file=sys.stderr)
+        return 2
+    except RunError as exc:  # its verifier worker died or ran past its time: one line too
+        print(f"alias-spec: error: {exc}", file=sys.stderr)
         return 2
     if args.write:
         report.update_random(out, Path(args.write))
