@@ -19,9 +19,6 @@ input error of its kind (TtgirError, AllocationError, LlirError: one line) and n
 
 from __future__ import annotations
 
-import contextlib
-import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,63 +59,20 @@ class Run:
     # LLVM's parse of ``llir`` tried in a forked child from the first stage on, so that it
     # runs while this process reads the TTGIR (``ir.llir.Probe``).
     probe: Any = None
-    # Triton's allocation asked of the worker process from the first stage on (``_Prefetch``).
-    prefetch: Any = None
-
-
-PREFETCH = True  # ask for Triton's allocation in the first stage (False: in its own stage)
-
-
-class _Prefetch:
-    """A call made on a thread of its own and waited for later: Triton's allocation, asked of
-    the worker process (which runs it on another core) while this process reads the TTGIR."""
-
-    def __init__(self, fn: Callable[[], Any]) -> None:
-        self.box: dict[str, Any] = {}
-        # The waiting thread wakes at each chunk of the worker's reply and needs the
-        # interpreter for a moment: handed over sooner than every 5 ms while it waits.
-        self.interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self.interval, 0.0002))
-        self.thread = threading.Thread(target=self._work, args=(fn,), daemon=True,
-                                       name="alias-spec-plan-allocation")  # fmt: skip
-        self.thread.start()
-
-    def _work(self, fn: Callable[[], Any]) -> None:
-        try:
-            self.box["out"] = fn()
-        except BaseException as exc:  # handed to the thread that waits
-            self.box["error"] = exc
-
-    def result(self) -> Any:
-        self.thread.join()
-        sys.setswitchinterval(self.interval)
-        if "error" in self.box:
-            raise self.box["error"]
-        return self.box["out"]
 
 
 def _ttgir(run: Run) -> None:
-    if run.llir is not None:  # forked first: no thread of ours is running yet
+    if run.llir is not None:
         from alias_spec.ir.llir import start_probe
 
         run.probe = start_probe(run.llir)
-    if run.allocated is None and "allocation." not in run.ttgir:
-        # Not a planned module: its plan must be recovered; asked now, waited for in
-        # ``_allocated``. Text that is no TTGIR is refused below, before it is sent.
-        from alias_spec.ir import kind
-        from alias_spec.plan.runner import allocate
-
-        if kind.problem(run.ttgir) is None and PREFETCH:
-            text, python, prepasses = run.ttgir, run.python, run.prepasses
-            run.prefetch = _Prefetch(lambda: allocate(text, python, prepasses=prepasses))
     run.source = read_source(run.ttgir)
 
 
 def _allocated(run: Run) -> None:
     assert run.source is not None
-    prefetch, run.prefetch = run.prefetch, None
     run.plan = allocate_plan(run.source, run.ttgir, run.path, run.python, run.allocated,
-                             run.prepasses, prefetch.result if prefetch else None)  # fmt: skip
+                             run.prepasses)  # fmt: skip
 
 
 def _buffers(run: Run) -> None:
@@ -171,14 +125,10 @@ def run(state: Run) -> Report:
             t0 = time.perf_counter()
             stage(state)
             seconds[name] = time.perf_counter() - t0
-    finally:  # a stage that fails leaves no probe running and no allocation unwaited
+    finally:  # a stage that fails leaves no probe running
         if state.probe is not None:
             state.probe.close()
             state.probe = None
-        if state.prefetch is not None:
-            with contextlib.suppress(Exception):  # the stage's own error is the one to say
-                state.prefetch.result()
-            state.prefetch = None
     assert state.report is not None
     state.report.seconds = seconds
     return state.report

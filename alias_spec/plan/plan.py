@@ -24,7 +24,6 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -677,13 +676,11 @@ def read_source(text: str) -> Module:
 
 def allocate_plan(source: Module, text: str, path: str, python: str | None = None,
                   allocated: tuple[str, str, str] | None = None,
-                  prepasses: str = "auto", recover: Callable[[], Any] | None = None
-                  ) -> Allocation:  # fmt: skip
+                  prepasses: str = "auto") -> Allocation:  # fmt: skip
     """The plan's offsets: the module's own ``allocation.offset`` attributes, ``allocated``
     (module text, debug text, version), or the allocation the release of ``python`` runs
     (``runner.allocate``; AllocationError on failure, naming ``--python`` where the dump
-    comes from another release). ``recover``: that allocation, already asked for (the
-    pipeline asks while it reads the module); called only where it is needed."""
+    comes from another release)."""
     from alias_spec.ir import kind
     from alias_spec.plan.runner import AllocationError, allocate
 
@@ -693,7 +690,7 @@ def allocate_plan(source: Module, text: str, path: str, python: str | None = Non
     used = ""
     if allocated is None:
         try:
-            done = recover() if recover is not None else allocate(text, python, prepasses=prepasses)
+            done = allocate(text, python, prepasses=prepasses)
         except AllocationError as exc:  # a dump of another release: say to pass --python
             hint = kind.allocation_hint(text, str(exc))
             if hint is None:
