@@ -632,25 +632,34 @@ def _function(
     return out
 
 
-class _RawInstruction:
-    """An instruction at an address, answering what ``_instruction`` asks of llvmlite's
-    object (its type, operands and a phi's incoming blocks) through the C functions."""
+class _RawValue:
+    """A value at an address: its type through the C functions, llvmlite's object for it
+    (``ref``) for what is read rarely."""
 
     __slots__ = ("raw", "p", "parents")
+    kind = "value"  # llvmlite's name for what it wraps
 
     def __init__(self, raw: _Raw, p: int, parents: dict[str, Any]) -> None:
         self.raw, self.p, self.parents = raw, p, parents
 
     def ref(self) -> Any:
-        return self.raw.wrap(self.p, "instruction", self.parents)
-
-    @property
-    def opcode(self) -> str:
-        return str(self.ref().opcode)
+        return self.raw.wrap(self.p, self.kind, self.parents)
 
     @property
     def type(self) -> int:
         return int(self.raw.type_of(self.p))
+
+
+class _RawInstruction(_RawValue):
+    """An instruction at an address, answering what ``_instruction`` asks of llvmlite's
+    object (its type, operands and a phi's incoming blocks) through the C functions."""
+
+    __slots__ = ()
+    kind = "instruction"
+
+    @property
+    def opcode(self) -> str:
+        return str(self.ref().opcode)
 
     @property
     def operands(self) -> list[_RawOperand]:
@@ -664,25 +673,16 @@ class _RawInstruction:
         return r.each(r.incoming, r.next_incoming, r.end_incoming, self.p)
 
 
-class _RawOperand:
+class _RawOperand(_RawValue):
     """An operand at an address: its kind and type through the C functions, the rest (rare:
     constants, globals, inline asm) through llvmlite's object for it."""
 
-    __slots__ = ("raw", "p", "parents")
-
-    def __init__(self, raw: _Raw, p: int, parents: dict[str, Any]) -> None:
-        self.raw, self.p, self.parents = raw, p, parents
-
-    def ref(self) -> Any:
-        return self.raw.wrap(self.p, "operand", self.parents)
+    __slots__ = ()
+    kind = "operand"
 
     @property
     def value_kind(self) -> Any:
         return self.raw.kinds[self.raw.kind(self.p)]
-
-    @property
-    def type(self) -> int:
-        return int(self.raw.type_of(self.p))
 
     @property
     def name(self) -> str:
