@@ -3,9 +3,11 @@
 Independent truths: the H200 (``plan_cases/race_truth_h200.json``: the relayout kernel as
 Triton built it gives x back in every launch; with its CTA barrier deleted from the LLVM IR it
 gives wrong values in every launch), and Triton's own barrier pass, which puts a barrier
-wherever two threads' shared accesses conflict: no kernel of the plan corpus as compiled may
-have a race finding, and deleting its barriers one at a time must give findings (the mutation
-score, at least what this check reached when it was written).
+wherever two threads' shared accesses conflict, and its proxy-fence passes, which put a
+``fence.proxy.async`` between a generic access and an asynchronous one: no kernel of the plan
+corpus as compiled may have a race finding, and deleting its barriers, or its proxy fences,
+one at a time must give findings (the mutation score, at least what this check reached when
+it was written).
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ def _judge(ttgir: str, llir: str, allocated: Any = None) -> Any:
 
 
 def _races(report: Any) -> list[Any]:
-    return [f for f in report.findings if f.rule == "plan.race"]
+    """Race findings: two threads unordered, or a generic and an asynchronous access with no
+    proxy fence between them."""
+    return [f for f in report.findings if f.rule in ("plan.race", "plan.race.proxy")]
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +125,33 @@ def _mutation(kernels: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
     return mutants, killed, false
 
 
+_FENCE = re.compile(r"^.*\bfence\.proxy\.async\b.*\n", re.M)
+
+
+def _fence_mutation(kernels: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
+    """(mutants, killed, not killed): each proxy fence deleted, one at a time; killed by a
+    race finding (``plan.race.proxy``: a generic access then an asynchronous one unfenced)."""
+    mutants = killed = 0
+    alive: list[str] = []
+    for d in kernels:
+        for m in _FENCE.finditer(d["llir"]):
+            mutant = d["llir"][: m.start()] + d["llir"][m.end() :]
+            mutants += 1
+            if _races(_judge(d["ttgir"], mutant, _allocated(d))):
+                killed += 1
+            else:
+                alive.append(f"{d['name']}:{d['llir'][: m.start()].count(chr(10)) + 1}")
+    return mutants, killed, alive
+
+
+def test_deleting_a_proxy_fence_is_a_proxy_race() -> None:
+    # The generic store of a TMA store's tile, and of a wgmma's operand (attention's Q tile):
+    # each fence Triton put there, deleted, leaves a generic write read by the async proxy.
+    pytest.importorskip("llvmlite")
+    mutants, killed, alive = _fence_mutation(_corpus(("gluon_tma_store", "attention_fwd_d64")))
+    assert mutants == 2 and killed == 2, alive
+
+
 def test_sample_no_false_race_and_mutants_killed() -> None:
     pytest.importorskip("llvmlite")
     mutants, killed, false = _mutation(_corpus(SAMPLE))
@@ -148,6 +179,11 @@ def test_corpus_no_false_race_and_mutation_score() -> None:
     # Measured when written: see docs/guides/plan.md ("Races"); a barrier that orders only
     # pairs not judged (over two loop-carried slots, TMA loads) survives.
     assert mutants >= 60 and killed / mutants >= 0.6, (mutants, killed)
+    # Every proxy fence of the corpus deleted, one at a time (those before a TMA load whose
+    # mbarrier ring is not followed survive: the load is not judged, the pair is a note).
+    fences, fkilled, alive = _fence_mutation([d for d in _corpus() if _FENCE.search(d["llir"])])
+    print(f"fence mutants killed: {fkilled} of {fences}; alive: {alive}")
+    assert fences >= 20 and fkilled >= 13, (fences, fkilled, alive)
 
 
 def _store_then_load(between: str, declare: str = "") -> Any:

@@ -77,7 +77,9 @@ class Phases:
 OneThread = Callable[[Access], bool]
 
 
-def _statements(text: str) -> list[str]:
+def statements(text: str) -> list[str]:
+    """The PTX statements of an inline asm text (decoded), labels and braces stripped, its
+    directives (``.reg``) dropped; a predicate (``@p``) stays on its statement."""
     out = []
     for s in re.split(r"[;\n]", re.sub(r"//[^\n]*", "", text)):
         s = _STATEMENT.sub("", s.strip()).strip()
@@ -122,7 +124,7 @@ class _Reader:
     def ops(self) -> list[_Op] | str:
         """The instruction's mbarrier operations, or why they are not read."""
         out: list[_Op] = []
-        for s in _statements(self.text):
+        for s in statements(self.text):
             predicated = s.startswith("@")  # ``@$k`` or ``@!$k``: some threads only
             body = s.split(None, 1)[1] if predicated and len(s.split(None, 1)) > 1 else s
             name = body.split()[0] if body.split() else ""

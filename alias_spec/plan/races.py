@@ -25,10 +25,22 @@ alone; every other value (loaded data, merges, counters of another iteration) is
 for the second thread, with the constraints the evaluator knows of it. A satisfiable question
 over exactly known addresses is a finding with the byte and the two thread ids z3 found.
 
+Across the proxies (``proxy.py``): a generic write then an asynchronous read or write (a TMA
+store's source, a wgmma operand, a TMA load's box) of the same bytes, or a generic read then an
+asynchronous write, is ordered only by a proxy fence (``fence.proxy.async``) on the path
+between them, as the PTX memory model requires. Each such pair a path joins with no fence on it
+is a z3 question over any two threads (the same one included: program order does not cross
+proxies), with the loop counters shared when both are in one iteration; a common byte is a
+``plan.race.proxy`` finding, unless the path may not run so for the writer (a predicated fence,
+a branch on the thread), the bytes are over two loop-carried values or, around a back edge, a
+loop counter, or a cp.async may write the bytes read (then a note). The other way needs no
+fence: an asynchronous write is read through the generic proxy after the wait that completes
+it, an asynchronous read is retired by its ``wait_group`` before a generic write.
+
 What is not judged is a note (the verdict is partial), never clean: TMA loads and mbarrier
 operations on an mbarrier not followed (with the reason: a computed address, a parity not
-proved, counts or bytes that do not add up, calls or accesses not read in the function), the
-proxy fences between generic writes and asynchronous reads, named or counted barriers
+proved, counts or bytes that do not add up, calls or accesses not read in the function), a
+pair across the proxies not decided (above), named or counted barriers
 (warp-specialized partitions), calls to functions that touch shared memory, an access whose
 address is not bounded, a pair over two loop-carried values (a pipeline's read and write slots:
 their relation is not followed), an asynchronous access in flight into a later iteration or
@@ -40,8 +52,10 @@ Assumed, and said in the guide: barriers are reached by every thread of the CTA 
 them so); a warp runs converged, its lanes in program order (Triton converts layouts inside one
 warp through shared memory with no barrier), so the two threads are of different warps, unless
 the first access is asynchronous and still in flight (then any two threads, its own included);
-and the threads of one instruction in one iteration that write one byte write the same value (a
-layout's replicated elements), so such a self-pair is not reported.
+the threads of one instruction in one iteration that write one byte write the same value (a
+layout's replicated elements), so such a self-pair is not reported; and a cp.async's copy may
+be read by a wgmma or a TMA store with no proxy fence (Triton's fence passes put none there),
+so it is paired with neither across the proxies.
 """
 
 from __future__ import annotations
@@ -57,9 +71,11 @@ from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.guards import dominators
 from alias_spec.plan.mbarrier import Phases, follow
 from alias_spec.plan.plan import Finding, Note, Report
+from alias_spec.plan.proxy import unfenced
 from alias_spec.plan.taint import back_edges
 from alias_spec.plan.terms import Access, as_bool
 
+PROXY_RULE = "plan.race.proxy"  # a generic access and an asynchronous one, no proxy fence
 MAX_PAIRS = 4_000  # unordered pairs judged per function; past it: a note
 PAIR_TIMEOUT_MS = 2_000  # one pair's question
 BUDGET_S = 30.0  # a function's pairs together; those left past it: a note
@@ -185,6 +201,9 @@ class _Party:
     hi: z3.BitVecRef
     role: str
     group: _Group | None = None  # asynchronous: the protocol that retires it
+    # Its proxy, for the proxy fences (``proxy.py``): "generic", "async" (a TMA load's box, a
+    # TMA store's source, a wgmma operand) or "" (mbarrier operations, cp.async: not paired).
+    proxy: str = ""
 
 
 @dataclass(frozen=True)
@@ -383,8 +402,9 @@ def _parties(found: list[Access], by_line: dict[int, int],
         mrole, mgroup, known = _mbarrier_role(a, by_line.get(a.line), phases)
         if known:
             if mrole is not None and a.size is not None and isinstance(e, z3.BitVecRef):
+                box = "async" if mgroup is _TMA_LOAD and mrole == "write" else ""
                 at.setdefault(by_line[a.line], []).append(_Party(a, e, e + a.size, mrole,
-                                                                 mgroup))  # fmt: skip
+                                                                 mgroup, box))  # fmt: skip
             elif mrole is not None:
                 left.append(a)
             continue
@@ -396,7 +416,11 @@ def _parties(found: list[Access], by_line: dict[int, int],
         elif a.size is None:
             left.append(a)
         else:
-            at.setdefault(by_line[a.line], []).append(_Party(a, e, e + a.size, role, group))
+            # cp.async is left out of the proxy pairs: Triton puts no proxy fence between it
+            # and the wgmma that reads its tile (its fence pass takes it for no generic store).
+            proxy = "generic" if group is None else "" if group is _CP_ASYNC else "async"
+            at.setdefault(by_line[a.line], []).append(_Party(a, e, e + a.size, role, group,
+                                                             proxy))  # fmt: skip
     for (line, _), ends in spans.items():
         lo, hi = ends.get("first"), ends.get("last")
         if lo is None or hi is None:
@@ -404,7 +428,8 @@ def _parties(found: list[Access], by_line: dict[int, int],
             continue
         first, last = lo.addr.expr, hi.addr.expr
         assert isinstance(first, z3.BitVecRef) and isinstance(last, z3.BitVecRef)
-        at.setdefault(by_line[line], []).append(_Party(lo, first, last + 1, "read", _WGMMA))
+        at.setdefault(by_line[line], []).append(_Party(lo, first, last + 1, "read", _WGMMA,
+                                                       "async"))  # fmt: skip
     return at, left
 
 
@@ -465,14 +490,6 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  f"map operations, unbounded ones: {', '.join(kinds[:4])}"
                                  f"{', ...' if len(kinds) > 4 else ''})", unjudged[0].line,
                                  unjudged[0].column, fn.name))  # fmt: skip
-    parties = [p for ps in at.values() for p in ps]
-    async_reads = [p for p in parties if p.role == "read" and p.group]
-    if async_reads and any(p.role == "write" and not p.group for p in parties):
-        a = async_reads[0].access
-        report.notes.append(Note("race.unjudged", f"{where}: the proxy fences between its "
-                                 f"generic writes and asynchronous reads ({a.kind} at LLVM IR "
-                                 f"line {a.line}) are not judged", a.line, a.column,
-                                 fn.name))  # fmt: skip
     pairs = [p for p in unordered(fn, at, barriers, loops, phases) if _conflict(p)]
     if len(pairs) > MAX_PAIRS:
         report.notes.append(Note("race.unjudged", f"{where}: {len(pairs)} unordered pairs of "
@@ -508,13 +525,90 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         elif verdict == "sat":
             _finding(fn, p, w, report)
             return len(pairs)  # one race a function: the first, with its witness
+    judged, unsure, found = _judge_proxies(fn, at, loops, ev, counters, report, deadline)
+    if found:
+        return len(pairs) + judged
+    if unsure:
+        a, b = unsure[0].first.access, unsure[0].second.access
+        report.notes.append(Note("race.unjudged", f"{where}: {len(unsure)} pairs of a generic "
+                                 "access and an asynchronous one not decided for their proxy "
+                                 f"fence, the first the {a.kind} at LLVM IR line {a.line} and "
+                                 f"the {b.kind} at line {b.line}", a.line, a.column,
+                                 fn.name))  # fmt: skip
     if undecided:
         a, b = undecided[0].first.access, undecided[0].second.access
         report.notes.append(Note("race.unjudged", f"{where}: {len(undecided)} unordered pairs "
                                  f"not decided, the first the {a.kind} at LLVM IR line {a.line} "
                                  f"and the {b.kind} at line {b.line}", a.line, a.column,
                                  fn.name))  # fmt: skip
-    return len(pairs)
+    return len(pairs) + judged
+
+
+def _judge_proxies(fn: Function, at: dict[int, list[_Party]], loops: set[tuple[int, int]],
+                   ev: Evaluator, counters: frozenset[str], report: Report,
+                   deadline: float) -> tuple[int, list[_Pair], bool]:  # fmt: skip
+    """The pairs of a generic access and a later asynchronous one (a generic write and an
+    asynchronous read or write, a generic read and an asynchronous write) that a path joins
+    with no proxy fence on it (``proxy.py``): a common byte of any two threads, the
+    same one included, is a ``plan.race.proxy`` finding (the first only); a common byte over a
+    path not sure to run so, over two loop-carried values or a counter of another iteration,
+    or a question not decided, leaves the pair undecided. Returns the pairs asked, those
+    undecided, and whether a finding was made."""
+    firsts = {i for i, ps in at.items() if any(p.proxy == "generic" for p in ps)}
+    seconds = {i for i, ps in at.items() if any(p.proxy == "async" for p in ps)}
+    if not firsts or not seconds:
+        return 0, [], False
+    uniform: dict[int, bool] = {}
+
+    def steady(b: int) -> bool:
+        """Block b's branch goes one way for every thread: its condition depends on the
+        kernel's arguments and loop counters alone."""
+        if b not in uniform:
+            term = fn.instructions[fn.blocks[b].instructions[-1]]
+            cond = term.operands[0] if term.operands else None
+            names = ({v.decl().name() for v in free_vars(ev.operand(cond).expr)}
+                     if cond is not None and cond.kind == "value" else {"?"})  # fmt: skip
+            uniform[b] = all(_UNIFORM.match(n) or n.rsplit(".", 1)[0] in counters
+                             for n in names)  # fmt: skip
+        return uniform[b]
+
+    reached = unfenced(fn, firsts, seconds, loops, steady)
+    pairs: list[tuple[_Pair, bool]] = []
+    for start, reaches in sorted(reached.items()):
+        for r in sorted(reaches, key=lambda r: (r.second, r.crossed, r.sure)):
+            for a in at[start]:
+                for c in at[r.second]:
+                    conflict = a.role != "read" or c.role == "write"
+                    if (a.proxy, c.proxy) == ("generic", "async") and conflict:
+                        pairs.append((_Pair(a, c, r.crossed), r.sure))
+    copies = [p for ps in at.values() for p in ps if p.group is _CP_ASYNC]
+    # A generic write read by a TMA store or a wgmma first: the finding most often wanted.
+    pairs.sort(key=lambda ps: ps[0].second.role == "write")
+    undecided: list[_Pair] = []
+    for p, sure in pairs[:MAX_PAIRS]:
+        if time.monotonic() > deadline:
+            undecided.append(p)
+            continue
+        carried = _carried(p, counters)
+        verdict, w = _overlap(p.first, p.second, ev, frozenset() if p.crossed else counters,
+                              any_thread=True)  # fmt: skip
+        if verdict == "unsat":
+            continue
+        opaque = p.first.access.addr.opaque or p.second.access.addr.opaque
+        # Around a back edge with fresh counters z3 may place the second in an earlier
+        # iteration than the first: a common byte is then no proof of this order.
+        loose = len(carried) > 1 or (p.crossed and bool(carried))
+        if verdict == "sat" and sure and not opaque and not loose and not _shadowed(p, copies, ev):
+            _proxy_finding(fn, p, w, report)
+            return len(pairs), [], True
+        undecided.append(p)
+    return len(pairs), undecided + [p for p, _ in pairs[MAX_PAIRS:]], False
+
+
+def _shadowed(p: _Pair, copies: list[_Party], ev: Evaluator) -> bool:
+    """A cp.async may write bytes the asynchronous access reads: the generic write may be
+    overwritten before it by a copy taken as ordered without a fence (not followed here)."""
+    return any(_overlap(c, p.second, ev, any_thread=True)[0] != "unsat" for c in copies)
 
 
 def _elected(fn: Function, ev: Evaluator) -> list[z3.BoolRef]:
@@ -580,3 +674,21 @@ def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
                 f"{b.kind} at line {b.line} by thread {t2} touch shared byte {w['byte']}"
                 f"{when} with no CTA barrier between them{src}")  # fmt: skip
     report.findings.append(Finding("plan.race", text, fn.name, a.line, a.column, a.dbg, values))
+
+
+def _proxy_finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
+    a, b = p.first.access, p.second.access
+    t1, t2 = w["tid.x"], w["tid.x'"]
+    buf = _buffer(a, w["byte"]) or _buffer(b, w["byte"])
+    when = " in a later iteration of a loop" if p.crossed else ""
+    src = f" (kernel source {a.dbg} and {b.dbg})" if a.dbg or b.dbg else ""
+    first = "writes" if p.first.role != "read" else "reads"
+    second = "writes" if p.second.role == "write" else "reads"
+    text = (f"@{fn.name}: the {a.kind} at LLVM IR line {a.line} by thread {t1} {first} shared "
+            f"byte {w['byte']}{' of ' + buf if buf else ''} through the generic proxy and the "
+            f"{b.kind} at line {b.line} (thread {t2}) {second} it through the async proxy"
+            f"{when} with no proxy fence (fence.proxy.async) between them on some path, as the "
+            f"PTX memory model requires{src}")  # fmt: skip
+    values = {"byte": w["byte"], "threads": [t1, t2], "lines": [a.line, b.line],
+              "sources": [a.dbg, b.dbg], "crossed_loop": p.crossed, "buffer": buf}  # fmt: skip
+    report.findings.append(Finding(PROXY_RULE, text, fn.name, a.line, a.column, a.dbg, values))

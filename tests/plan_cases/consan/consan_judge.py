@@ -8,7 +8,7 @@ by ``check_texts(ttgir, llir, races=True)``; one line per case is printed, then 
 were when it was written (the Triton release and the date are in it), which
 ``tests/test_plan_consan.py`` recomputes and compares.
 
-Verdicts: ``race`` (a ``plan.race`` finding), ``clean`` (proved free of races), ``partial``
+Verdicts: ``race`` (a ``plan.race`` or ``plan.race.proxy`` finding), ``clean`` (proved free of races), ``partial``
 (nothing found, something not judged: ``reason`` is the first note's message with its LLVM IR
 line numbers cut), ``finding`` (a finding of another rule) or ``not compiled``.
 """
@@ -66,7 +66,7 @@ def _reason(message: str) -> str:
 
 def verdict(report: Any) -> dict[str, Any]:
     """The table's row for a report: the verdict and, unless clean, why."""
-    races = [f for f in report.findings if f.rule == "plan.race"]
+    races = [f for f in report.findings if f.rule in ("plan.race", "plan.race.proxy")]
     if races:
         return {"verdict": "race", "reason": _reason(races[0].message)}
     if report.findings:
