@@ -22,6 +22,7 @@ from alias_spec.ir.llir import (
     Operand,
 )
 from alias_spec.plan.attribution import Attribution
+from alias_spec.plan.shapes import NUMERAL, OTHER, Node, Shapes
 from alias_spec.plan.taint import (
     SMEM,
     VECTOR,
@@ -81,11 +82,13 @@ class Evaluator:
         # of terms the exhaustive pre-check evaluated (exhaust.py), per set of ranges.
         self.var_signed: dict[str, tuple[int, int]] = {}
         self.signed_found: dict[str, tuple[int, int]] = {}
-        self.exhaust_memo: dict[Any, dict[int, Any]] = {}
-        # AST id -> (the AST, kept alive so that its id is not reused; its bounds)
-        self._memo: dict[int, tuple[z3.ExprRef, tuple[int, int]]] = {}
-        # The same under narrowed variable ranges (a select's branch), per set of ranges.
-        self._env_memo: dict[tuple[Any, ...], dict[int, tuple[z3.ExprRef, tuple[int, int]]]] = {}
+        self.exhaust_memo: dict[Any, Any] = {}
+        # The nodes of the terms bounded (each term kept alive there, so ids are not reused);
+        # node id -> its bounds; the same under narrowed variable ranges (a select's branch),
+        # per set of ranges.
+        self.shapes = Shapes()
+        self._memo: dict[int, tuple[int, int]] = {}
+        self._env_memo: dict[tuple[Any, ...], dict[int, tuple[int, int]]] = {}
         # The search of loop bounds stops here; a query that ran out of time sets ``gave_up``.
         self.deadline: float | None = None
         self.gave_up = False
@@ -103,98 +106,95 @@ class Evaluator:
                  env: dict[str, tuple[int, int]] | None = None) -> tuple[int, int]:  # fmt: skip
         """Unsigned bounds of ``e`` by interval arithmetic (sound; the full range when an
         operation may wrap or is not modelled here). ``env``: variables' ranges narrowed by the
-        conditions of the selects on the way down (their values in that branch only)."""
-        w = e.size()
-        full = (0, (1 << w) - 1)
-        key = e.get_id()
+        conditions of the selects on the way down (their values in that branch only). Walked
+        over the term's nodes (``shapes.py``), read once."""
+        return self._iv(self.shapes.read(e), depth, env)
+
+    def _iv(self, i: int, depth: int, env: dict[str, tuple[int, int]] | None) -> tuple[int, int]:
+        n = self.shapes.nodes[i]
         memo = self._memo if not env else self._env_memo.setdefault(_env_key(env), {})
-        if key in memo:
-            return memo[key][1]
+        got = memo.get(i)
+        if got is not None:
+            return got
+        full = (0, (1 << n.width) - 1)
         if depth > 200:
             return full
         out = full
-        if z3.is_bv_value(e):
-            out = (e.as_long(), e.as_long())  # type: ignore[attr-defined]
-        elif z3.is_const(e):
-            name = str(e)
-            if env and name in env:
-                out = env[name]
-            elif name in self.var_range:
-                out = self.var_range[name]
-            elif name in self.var_merge:
-                parts = [self.interval(x, depth + 1, env) for x in self.var_merge[name]]
+        if n.op == NUMERAL:
+            out = (n.value, n.value)
+        elif n.name:
+            if env and n.name in env:
+                out = env[n.name]
+            elif n.name in self.var_range:
+                out = self.var_range[n.name]
+            elif n.name in self.var_merge:
+                parts = [self.interval(x, depth + 1, env) for x in self.var_merge[n.name]]
                 out = (min(a for a, _ in parts), max(b for _, b in parts))
-        else:
-            out = self._interval_op(e, w, depth, env)
-        memo[key] = (e, out)
+        elif n.op != OTHER:
+            out = self._interval_op(n, depth, env)
+        memo[i] = out
         return out
 
-    def _compared(self, c: z3.ExprRef, holds: bool, depth: int,
+    def _compared(self, c: int, holds: bool, depth: int,
                   env: dict[str, tuple[int, int]] | None
-                  ) -> tuple[z3.ExprRef, int, int] | None:  # fmt: skip
-        """The term ``c`` compares with a constant and its bounds where ``c`` is ``holds``
-        (unsigned; None when ``c`` is no such comparison)."""
-        while z3.is_not(c):
-            c, holds = c.children()[0], not holds  # type: ignore[assignment]
-        if not z3.is_app(c) or c.decl().kind() not in _NARROWING:
-            return None
-        k = c.decl().kind()
-        x, y = c.children()
-        if z3.is_bv_value(x) and not z3.is_bv_value(y):
-            x, y, k = y, x, _MIRROR[k]
-        if not z3.is_bv_value(y) or k in _SIGNED:
-            return None
-        bound = y.as_long()  # type: ignore[attr-defined]
-        a, b = self.interval(x, depth + 1, env)  # type: ignore[arg-type]
-        le = k in (z3.Z3_OP_ULEQ, z3.Z3_OP_ULT)
-        strict = k in (z3.Z3_OP_ULT, z3.Z3_OP_UGT)
-        if not holds:
-            le, strict = not le, not strict
-        lo, hi = (a, min(b, bound - strict)) if le else (max(a, bound + strict), b)
-        return x, lo, hi
-
-    def _narrowed(self, c: z3.ExprRef, holds: bool, depth: int,
-                  env: dict[str, tuple[int, int]] | None
-                  ) -> tuple[bool, dict[str, tuple[int, int]] | None]:  # fmt: skip
-        """Whether ``c`` can be ``holds`` (False only when intervals show it cannot), and
-        ``env`` with the variable of ``c`` narrowed to the values for which it is (None when
-        nothing is learnt). Learnt from a comparison of ``x`` with a constant, where ``x`` is
-        the variable plus a constant that does not wrap, maybe zero-extended."""
-        while z3.is_not(c):
-            c, holds = c.children()[0], not holds  # type: ignore[assignment]
-        k = c.decl().kind()
+                  ) -> tuple[int, int, int] | None:  # fmt: skip
+        """The term (its node id) condition ``c`` compares with a constant, and its unsigned
+        bounds where ``c`` is ``holds`` (None when ``c`` is no such comparison)."""
+        nodes = self.shapes.nodes
+        while nodes[c].op == z3.Z3_OP_NOT:
+            c, holds = nodes[c].kids[0], not holds
+        k = nodes[c].op
         if k not in _NARROWING:
-            return True, None
-        x, y = c.children()
-        if z3.is_bv_value(x) and not z3.is_bv_value(y):  # k < x is x > k
+            return None
+        x, y = nodes[c].kids
+        if nodes[x].op == NUMERAL and nodes[y].op != NUMERAL:  # k < x is x > k
             x, y, k = y, x, _MIRROR[k]
-        if not z3.is_bv_value(y):
-            return True, None
-        bound = y.as_long()  # type: ignore[attr-defined]
-        a, b = self.interval(x, depth + 1, env)  # type: ignore[arg-type]
-        if k in _SIGNED and (b >= 1 << (x.size() - 1) or bound >= 1 << (x.size() - 1)):  # type: ignore[attr-defined]
-            return True, None  # signed is unsigned on non-negative values only
+        if nodes[y].op != NUMERAL:
+            return None
+        bound = nodes[y].value
+        a, b = self._iv(x, depth + 1, env)
+        if k in _SIGNED:
+            w = nodes[x].width
+            if b >= 1 << (w - 1) or bound >= 1 << (w - 1):
+                return None  # signed is unsigned on non-negative values only
         le = k in (z3.Z3_OP_ULEQ, z3.Z3_OP_SLEQ, z3.Z3_OP_ULT, z3.Z3_OP_SLT)
         strict = k in (z3.Z3_OP_ULT, z3.Z3_OP_SLT, z3.Z3_OP_UGT, z3.Z3_OP_SGT)
         if not holds:  # x <= k fails: x > k, and so on
             le, strict = not le, not strict
         lo, hi = (a, min(b, bound - strict)) if le else (max(a, bound + strict), b)
+        return x, lo, hi
+
+    def _narrowed(self, c: int, holds: bool, depth: int,
+                  env: dict[str, tuple[int, int]] | None
+                  ) -> tuple[bool, dict[str, tuple[int, int]] | None]:  # fmt: skip
+        """Whether condition ``c`` can be ``holds`` (False only when intervals show it
+        cannot), and ``env`` with the variable of ``c`` narrowed to the values for which it is
+        (None when nothing is learnt). Learnt from a comparison of ``x`` with a constant,
+        where ``x`` is the variable plus a constant that does not wrap, maybe zero-extended."""
+        got = self._compared(c, holds, depth, env)
+        if got is None:
+            return True, None
+        x, lo, hi = got
         if lo > hi:
             return False, None
+        nodes = self.shapes.nodes
         out = dict(env or {})
         while True:  # back through constant additions and lossless casts, to a variable
-            if z3.is_const(x) and not z3.is_bv_value(x):
-                out[str(x)] = (lo, hi)
+            n = nodes[x]
+            if n.name:
+                out[n.name] = (lo, hi)
                 return True, out
-            kind = x.decl().kind()
-            kids = x.children()
-            if kind == z3.Z3_OP_ZERO_EXT:
-                x = kids[0]
-            elif kind == z3.Z3_OP_BADD and len(kids) == 2 and any(map(z3.is_bv_value, kids)):
-                const, y = (kids[0], kids[1]) if z3.is_bv_value(kids[0]) else (kids[1], kids[0])
-                c0 = const.as_long()  # type: ignore[attr-defined]
-                ya, yb = self.interval(y, depth + 1, env)  # type: ignore[arg-type]
-                if yb + c0 >= 1 << x.size():  # type: ignore[attr-defined]
+            if n.op == z3.Z3_OP_ZERO_EXT:
+                x = n.kids[0]
+            elif (
+                n.op == z3.Z3_OP_BADD
+                and len(n.kids) == 2
+                and any(nodes[k].op == NUMERAL for k in n.kids)
+            ):
+                const, y = n.kids if nodes[n.kids[0]].op == NUMERAL else n.kids[::-1]
+                c0 = nodes[const].value
+                ya, yb = self._iv(y, depth + 1, env)
+                if yb + c0 >= 1 << n.width:
                     return True, None  # the sum may wrap
                 x, lo, hi = y, max(ya, lo - c0), min(yb, hi - c0)
                 if lo > hi:
@@ -202,17 +202,22 @@ class Evaluator:
             else:
                 return True, None
 
-    def _interval_op(self, e: z3.BitVecRef, w: int, depth: int,
+    def _interval_op(self, n: Node, depth: int,
                      env: dict[str, tuple[int, int]] | None) -> tuple[int, int]:  # fmt: skip
+        w = n.width
         full = (0, (1 << w) - 1)
-        k = e.decl().kind()
-        kids = e.children()
+        k = n.op
+        kids = n.kids
+        nodes = self.shapes.nodes
 
-        def iv(x: z3.ExprRef, inner: dict[str, tuple[int, int]] | None = env) -> tuple[int, int]:
-            return self.interval(x, depth + 1, inner)  # type: ignore[arg-type]
+        def iv(x: int, inner: dict[str, tuple[int, int]] | None = env) -> tuple[int, int]:
+            return self._iv(x, depth + 1, inner)
 
         def fits(lo: int, hi: int) -> tuple[int, int]:
             return (lo, hi) if 0 <= lo <= hi <= full[1] else full
+
+        def const(x: int) -> int | None:
+            return nodes[x].value if nodes[x].op == NUMERAL else None
 
         if k == z3.Z3_OP_BADD:
             parts = [iv(x) for x in kids]
@@ -223,7 +228,7 @@ class Evaluator:
                 lo, hi = lo * a, hi * b
             return fits(lo, hi)
         if k == z3.Z3_OP_BSUB and len(kids) == 2:
-            c = _remainder_of(kids[0], kids[1])
+            c = self._remainder_of(kids[0], kids[1])
             if c is not None:  # x - (x / c) * c, the compiler's spelling of x % c
                 return (0, c - 1)
             (a0, a1), (b0, b1) = iv(kids[0]), iv(kids[1])
@@ -236,14 +241,14 @@ class Evaluator:
             if k == z3.Z3_OP_BOR:
                 return (max(a for a, _ in parts), min(top, sum(b for _, b in parts)))
             return (0, top)
-        if k in (z3.Z3_OP_BSHL, z3.Z3_OP_BLSHR) and z3.is_bv_value(kids[1]):
-            n = kids[1].as_long()  # type: ignore[attr-defined]
+        if k in (z3.Z3_OP_BSHL, z3.Z3_OP_BLSHR) and const(kids[1]) is not None:
+            s = nodes[kids[1]].value
             a, b = iv(kids[0])
-            return fits(a << n, b << n) if k == z3.Z3_OP_BSHL else (a >> n, b >> n)
+            return fits(a << s, b << s) if k == z3.Z3_OP_BSHL else (a >> s, b >> s)
         if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I, z3.Z3_OP_BUREM, z3.Z3_OP_BUREM_I) and (
-            z3.is_bv_value(kids[1]) and kids[1].as_long() > 0  # type: ignore[attr-defined]
+            (const(kids[1]) or 0) > 0
         ):
-            c = kids[1].as_long()  # type: ignore[attr-defined]
+            c = nodes[kids[1]].value
             a, b = iv(kids[0])
             if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I):
                 return (a // c, b // c)
@@ -257,7 +262,7 @@ class Evaluator:
                 if taken:
                     a, b = iv(branch, narrowed if narrowed is not None else env)
                     same = self._compared(kids[0], holds, depth, env)
-                    if same is not None and same[0].eq(branch):
+                    if same is not None and same[0] == branch:
                         # The branch is the compared term itself (i + 1 <= n ? i + 1 : 0):
                         # bounded by the comparison, whether or not its sum wraps.
                         a, b = max(a, same[1]), min(b, same[2])
@@ -270,9 +275,9 @@ class Evaluator:
             return iv(kids[0])
         if k == z3.Z3_OP_SIGN_EXT:
             a, b = iv(kids[0])
-            return (a, b) if b < 1 << (kids[0].size() - 1) else full  # type: ignore[attr-defined]
+            return (a, b) if b < 1 << (nodes[kids[0]].width - 1) else full
         if k == z3.Z3_OP_EXTRACT:
-            hi_bit, lo_bit = e.params()
+            hi_bit, lo_bit = n.params
             a, b = iv(kids[0])
             if a >> (hi_bit + 1) == b >> (hi_bit + 1):
                 # The bits above the field do not vary: x mod 2^(hi+1) is monotone on [a, b].
@@ -282,11 +287,28 @@ class Evaluator:
         if k == z3.Z3_OP_CONCAT:
             out = (0, 0)
             for x in kids:  # high part first: each part shifts what came before
-                (a, b), n = iv(x), x.size()  # type: ignore[attr-defined]
-                # h * 2^n + l over h in [lo0, hi0], l in [a, b]: least and greatest at the ends.
-                out = ((out[0] << n) + a, (out[1] << n) + b)
+                (a, b), m = iv(x), nodes[x].width
+                # h * 2^m + l over h in [lo0, hi0], l in [a, b]: least and greatest at the ends.
+                out = ((out[0] << m) + a, (out[1] << m) + b)
             return out
         return full
+
+    def _remainder_of(self, x: int, y: int) -> int | None:
+        """c when node ``y`` is ``(x udiv c) * c`` (either operand order) with a constant
+        c > 0 (z3 shares equal terms: one id)."""
+        nodes = self.shapes.nodes
+        if nodes[y].op != z3.Z3_OP_BMUL or len(nodes[y].kids) != 2:
+            return None
+        for q, c in (nodes[y].kids, nodes[y].kids[::-1]):
+            nq, nc = nodes[q], nodes[c]
+            if (
+                nc.op == NUMERAL
+                and nc.value > 0
+                and nq.op in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I)
+                and nq.kids == (x, c)
+            ):
+                return nc.value
+        return None
 
     # --- solvers --------------------------------------------------------------------------------
 
@@ -877,22 +899,6 @@ class Evaluator:
                 pick = z3.If(less, x, y) if mm.group(2) == "min" else z3.If(less, y, x)
                 return Value(pick, a.smem or b.smem, a.opaque or b.opaque)
         return self._opaque(width, "x")
-
-
-def _remainder_of(x: z3.ExprRef, y: z3.ExprRef) -> int | None:
-    """c when ``y`` is ``(x udiv c) * c`` (either operand order) with a constant c > 0."""
-    if y.decl().kind() != z3.Z3_OP_BMUL or len(y.children()) != 2:
-        return None
-    for q, c in (y.children(), reversed(y.children())):
-        if (
-            z3.is_bv_value(c)
-            and c.as_long() > 0  # type: ignore[attr-defined]
-            and q.decl().kind() in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I)
-            and q.children()[0].eq(x)
-            and q.children()[1].eq(c)
-        ):
-            return c.as_long()  # type: ignore[attr-defined]
-    return None
 
 
 # Terms asked for their variables, by id, each kept alive so that its id is not reused: an

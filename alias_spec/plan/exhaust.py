@@ -23,11 +23,13 @@ from typing import Any
 import z3
 
 from alias_spec.plan.evaluator import free_vars
+from alias_spec.plan.shapes import NUMERAL, OTHER, Node, Shapes
 
 MAX_POINTS = 1 << 16
 # Points up to which a subterm's values are kept for the next address of the same function
 # (the thread id's arithmetic recurs in every access): beyond, memory would grow too fast.
 MEMO_POINTS = 1 << 12
+_SHAPES = "shapes"  # the memo's entry for the nodes of the terms it holds values of
 
 
 class _Unmodelled(Exception):
@@ -38,7 +40,7 @@ def value_range(
     e: z3.BitVecRef,
     var_range: dict[str, tuple[int, int]],
     var_signed: dict[str, tuple[int, int]],
-    memo: dict[Any, dict[int, Any]] | None = None,
+    memo: dict[Any, Any] | None = None,
     cond: z3.BoolRef | None = None,
     interval: Callable[[z3.BitVecRef], tuple[int, int]] | None = None,
 ) -> tuple[int, int] | None:
@@ -98,6 +100,7 @@ def value_range(
     key = tuple(sorted((n, lo, hi) for n, _, lo, hi in names))
     keep = memo is not None and points <= MEMO_POINTS
     cache = memo.setdefault(key, {}) if keep and memo is not None else {}
+    shapes = memo.setdefault(_SHAPES, Shapes()) if memo is not None else Shapes()
     try:
         # Wrapping is the semantics here (bit-vector arithmetic), not an error to report.
         with np.errstate(all="ignore"):
@@ -105,10 +108,11 @@ def value_range(
                     & np.uint64(_mask(w)) for _, w, lo, hi in names]  # fmt: skip
             grids = np.meshgrid(*axes, indexing="ij") if axes else []
             env = {n[0]: g.reshape(-1) for n, g in zip(names, grids, strict=True)}
-            ev = _Eval(np, env, cache, {i: n for i, (n, _) in abstract.items()})
-            out = np.broadcast_to(ev.run(e), (points,))
+            ev = _Eval(np, env, cache, shapes, {i: n for i, (n, _) in abstract.items()})
+            out = np.broadcast_to(ev.run(shapes.read(e)), (points,))
             if cond is not None:
-                out = out[np.broadcast_to(np.asarray(ev.run(cond), dtype=bool), (points,))]
+                where = np.asarray(ev.run(shapes.read(cond)), dtype=bool)
+                out = out[np.broadcast_to(where, (points,))]
     except (_Unmodelled, OverflowError, ValueError, TypeError):
         return None
     if out.size == 0:
@@ -125,69 +129,67 @@ def _variables(e: z3.ExprRef) -> list[z3.ExprRef]:
 
 
 class _Eval:
-    """Values of z3 terms as numpy arrays (bit-vectors as uint64 below their width's mask,
-    Booleans as bool), one entry per point."""
+    """Values of terms as numpy arrays (bit-vectors as uint64 below their width's mask,
+    Booleans as bool), one entry per point, over their nodes (``shapes.Shapes``)."""
 
-    def __init__(self, np: Any, env: dict[str, Any], cache: dict[int, Any],
+    def __init__(self, np: Any, env: dict[str, Any], cache: dict[int, Any], shapes: Shapes,
                  axes: dict[int, str] | None = None) -> None:  # fmt: skip
         self.np = np
         self.env = env
-        self.cache = cache
-        self.axes = axes or {}  # term id -> the axis standing for it
+        self.cache = cache  # node id -> its values (the nodes' terms live as long as shapes)
+        self.nodes = shapes.nodes
+        self.axes = axes or {}  # node id -> the axis standing for it
 
-    def run(self, e: z3.ExprRef) -> Any:
-        key = e.get_id()
-        got = self.cache.get(key)
+    def run(self, i: int) -> Any:
+        got = self.cache.get(i)
         if got is not None:
-            return got[1]
-        axis = self.axes.get(key)
+            return got
+        axis = self.axes.get(i)
         if axis is not None:
             value = self.env[axis]
-            if z3.is_bool(e):
+            if self.nodes[i].width == 0:
                 value = value != self.np.uint64(0)
-            self.cache[key] = (e, value)
-            return value
-        value = self._value(e)
-        self.cache[key] = (e, value)  # the term kept alive: its id is not reused
+        else:
+            value = self._value(self.nodes[i])
+        self.cache[i] = value
         return value
 
-    def _value(self, e: z3.ExprRef) -> Any:
+    def _value(self, n: Node) -> Any:
         np = self.np
-        if z3.is_true(e):
+        k = n.op
+        if k == NUMERAL:
+            return np.uint64(n.value)
+        if k == z3.Z3_OP_TRUE:
             return np.bool_(True)
-        if z3.is_false(e):
+        if k == z3.Z3_OP_FALSE:
             return np.bool_(False)
-        if z3.is_bv_value(e):
-            return np.uint64(e.as_long())  # type: ignore[attr-defined]
-        if z3.is_const(e):
-            name = str(e)
-            if name not in self.env:
-                raise _Unmodelled(name)
-            return self.env[name]
-        if not z3.is_app(e):
-            raise _Unmodelled(str(e))
-        k = e.decl().kind()
-        kids = e.children()
-        if z3.is_bool(e):
+        if n.name:
+            if n.name not in self.env:
+                raise _Unmodelled(n.name)
+            return self.env[n.name]
+        if k == OTHER:
+            raise _Unmodelled("not an application")
+        kids = n.kids
+        if n.width == 0:
             return self._bool(k, kids)
-        w = e.size()  # type: ignore[attr-defined]
+        w = n.width
         if w > 64:
             raise _Unmodelled("wider than 64 bits")
         m = np.uint64(_mask(w))
         if k == z3.Z3_OP_ITE:
             return np.where(self.run(kids[0]), self.run(kids[1]), self.run(kids[2]))
         if k == z3.Z3_OP_EXTRACT:
-            hi, lo = e.params()
+            lo = n.params[1]
             return (self.run(kids[0]) >> np.uint64(lo)) & m
         if k == z3.Z3_OP_CONCAT:
             out = np.uint64(0)
             for x in kids:
-                out = (out << np.uint64(x.size())) | self.run(x)  # type: ignore[attr-defined]
+                out = (out << np.uint64(self.nodes[x].width)) | self.run(x)
             return out & m
         if k == z3.Z3_OP_ZERO_EXT:
             return self.run(kids[0])
         if k == z3.Z3_OP_SIGN_EXT:
-            inner = kids[0].size()  # type: ignore[attr-defined]
+            inner = self.nodes[kids[0]].width
             x = self.run(kids[0])
             top = (x >> np.uint64(inner - 1)) & np.uint64(1)
             return (x | (top * np.uint64(_mask(w) ^ _mask(inner)))) & m
@@ -234,9 +236,9 @@ class _Eval:
             if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I):
                 return np.where(zero, m, x // safe)
             return np.where(zero, x, x % safe)
-        raise _Unmodelled(e.decl().name())
+        raise _Unmodelled(f"op {k}")
 
-    def _bool(self, k: int, kids: list[z3.ExprRef]) -> Any:
+    def _bool(self, k: int, kids: tuple[int, ...]) -> Any:
         np = self.np
         if k == z3.Z3_OP_NOT:
             return ~np.asarray(self.run(kids[0]), dtype=bool)
@@ -256,7 +258,7 @@ class _Eval:
         if k in unsigned or k in signed:
             a, b = self.run(kids[0]), self.run(kids[1])
             if k in signed:  # signed order is unsigned order with the sign bit flipped
-                flip = np.uint64(1 << (kids[0].size() - 1))  # type: ignore[attr-defined]
+                flip = np.uint64(1 << (self.nodes[kids[0]].width - 1))
                 a, b = a ^ flip, b ^ flip
             op = unsigned.get(k) or signed[k]
             return {"le": a <= b, "lt": a < b, "ge": a >= b, "gt": a > b}[op]
