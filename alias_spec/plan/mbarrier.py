@@ -24,7 +24,30 @@ parity operand is proved equal to that phase's parity, or to the other one, for 
 loop counter ``start + n * step``). Anything else (an arrive or wait the chain does not
 place, a count or a byte total that does not add up, an operation this reader does not parse,
 a parity not proved either way) leaves the mbarrier not followed, with the reason: its TMA
-loads stay not judged (a note), never clean.
+loads stay not judged (a note), never clean. A loop's phis enter these proofs as closed forms
+of the iteration number where ``ring.py`` proves them (counters, and a ring's slot and phase).
+
+Rings (``_follow_ring``): operations whose mbarrier address is computed (``bars.index(i % N)``,
+or a slot carried in a phi) are followed when they lie in one outermost loop with one back
+edge and each address is, through those closed forms, a function of the iteration number n
+that lands on one of the initialised mbarriers (proved over n). Their mbarriers' other
+operations are outside loops: init, then rounds before the loop, at most one left open on
+each (one arrive, its count and bytes adding up). In the loop: one wait, run on every
+iteration, and one round per iteration: one arrive and TMA loads on one mbarrier P(n) (a
+load split over warps counts each warp's box). Proved, each over a symbolic n: every load
+comes with its iteration's arrive (some thread meets the arrive's condition whenever a load's
+holds), and an arrive in iteration n + 1 means one in n (the rounds run on a prefix of the
+iterations, after those before the loop); P takes its mbarriers in turn with a period S; so
+the round of iteration i is round ``K(P(i)) + i / S`` of its mbarrier (K: the rounds before
+the loop on it). The wait in iteration n + d, for the one d below S with Q(n + d) = P(n), is
+on that mbarrier, and its parity is proved equal to that round's phase parity: it retires
+the loads of iteration n (the next round on that mbarrier is issued S > d iterations on, by
+a thread that made this wait first). A round left open before the loop is retired by the
+wait of the first d iterations on its mbarrier with its parity. Where an iteration must run
+for a claim (a slot narrowed to the trip count), the loop's exit conditions say which do.
+Anything else (a wait on another mbarrier, a parity proved the other one or not proved, an
+address that may leave the ring, a load with no arrive) leaves every mbarrier of the ring not
+followed, with the reason.
 """
 
 from __future__ import annotations
@@ -36,9 +59,22 @@ from dataclasses import dataclass, field
 import z3
 
 from alias_spec.ir.llir import Function, Instruction
-from alias_spec.plan.evaluator import Evaluator
+from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.guards import dominators
 from alias_spec.plan.hopper import MBARRIER_BYTES
+from alias_spec.plan.ring import (
+    MAX_SLOTS,
+    Subst,
+    at,
+    closed_forms,
+    elected,
+    iteration,
+    last_iteration,
+    proved,
+    some_thread,
+    within,
+)
+from alias_spec.plan.ring import runs as iteration_runs
 from alias_spec.plan.taint import back_edges
 from alias_spec.plan.terms import WIDTH, Access, fit
 
@@ -57,6 +93,8 @@ class _Op:
     count: int = 0  # init: arrivals a phase needs; arrive: arrivals it gives
     tx: int = 0  # arrive.expect_tx: bytes expected; load: bytes of its box
     parity: z3.BitVecRef | None = None  # wait
+    addr: z3.BitVecRef | None = None  # a computed address (a ring's slot): ``barrier`` is -1
+    cond: z3.BoolRef | None = None  # the access happens only when this holds (its predicate)
 
 
 @dataclass
@@ -72,9 +110,37 @@ class Phases:
     roles: dict[int, tuple[str, int]] = field(default_factory=dict)
     not_followed: dict[int, str] = field(default_factory=dict)
     everything: str = ""
+    ring: Ring | None = None  # the ring of mbarriers followed, if any
+    # Each computed (ring) operation's access of its mbarrier (the one its role is of).
+    ring_ops: dict[int, Access] = field(default_factory=dict)
 
 
-OneThread = Callable[[Access], bool]
+@dataclass(frozen=True)
+class RingLoad:
+    """A TMA load on a ring, retired by the ring's ``wait`` in the iteration ``shift`` after
+    the load's own (``inside``), or, for a load before the loop, in iteration ``shift``."""
+
+    wait: int
+    shift: int
+    inside: bool
+
+
+@dataclass
+class Ring:
+    """A ring of mbarriers followed in the loop of ``header`` (its blocks: ``body``): its loads,
+    the closed forms of the loop's phis in the iteration number (``ring.py``), and when an
+    iteration runs to its back edge."""
+
+    header: int
+    body: set[int]
+    forms: Subst
+    alive: z3.BoolRef  # iteration n reached its back edge (no exit taken)
+    last: int | None  # the last iteration the loop may run, where a constant
+    loads: dict[int, RingLoad] = field(default_factory=dict)
+
+
+# How many threads at most make an access each time its instruction runs (0: not bounded).
+Issuers = Callable[[Access], int]
 
 
 def statements(text: str) -> list[str]:
@@ -114,12 +180,14 @@ class _Reader:
             return None
         return self.ev.operand(self.ins.operands[i]).expr
 
-    def address(self, bracket: re.Match[str]) -> int | None:
+    def address(self, bracket: re.Match[str]) -> int | z3.BitVecRef | None:
+        """The mbarrier's byte offset: a number, or a term (computed: a ring's slot)."""
         e = self.arg("$" + bracket.group(1))
         if e is None or not isinstance(e, z3.BitVecRef):
             return None
-        off = _constant(fit(e, WIDTH))
-        return None if off is None else off + int(bracket.group(2) or 0)
+        e = fit(e, WIDTH) + int(bracket.group(2) or 0)
+        off = _constant(e)
+        return e if off is None else off
 
     def ops(self) -> list[_Op] | str:
         """The instruction's mbarrier operations, or why they are not read."""
@@ -138,11 +206,13 @@ class _Reader:
                 return f"{name} on an address not read here"
             bar = self.address(brackets[-1])
             if bar is None:
-                return f"{name} on an mbarrier whose address is not a constant"
+                return f"{name} on an mbarrier whose address is not read here"
             rest = [t for t in body[brackets[-1].end() :].split(",") if t.strip()]
-            op = self._op(name, bar, rest, predicated, s)
+            op = self._op(name, bar if isinstance(bar, int) else -1, rest, predicated, s)
             if isinstance(op, str):
                 return op
+            if not isinstance(bar, int):
+                op.addr = bar
             out.append(op)
         return out
 
@@ -287,49 +357,36 @@ def _run(ops: list[_Op], count: int, rnd: _Round, phase_of: Callable[[int], z3.B
     return r, rnd
 
 
-def _induction(fn: Function, ev: Evaluator, header: int, latch: int,
-               n: z3.BitVecRef) -> list[tuple[z3.ExprRef, z3.ExprRef]]:  # fmt: skip
-    """Each counter of the loop (a header phi start + k * step, both constants) as its
-    value in iteration ``n``."""
-    out: list[tuple[z3.ExprRef, z3.ExprRef]] = []
-    for i in fn.blocks[header].instructions:
-        ins = fn.instructions[i]
-        if ins.opcode != "phi" or len(ins.incoming) != 2 or latch not in ins.incoming:
-            continue
-        var = ev.value(i, WIDTH).expr
-        if not isinstance(var, z3.BitVecRef):
-            continue
-        vals = [ev.operand(o, var.size()).expr for o in ins.operands]
-        k = ins.incoming.index(latch)
-        start, nxt = vals[1 - k], vals[k]
-        if not isinstance(start, z3.BitVecRef) or not isinstance(nxt, z3.BitVecRef):
-            continue
-        c0 = _constant(start)
-        step = _constant(fit(nxt, var.size()) - var)
-        if c0 is not None and step is not None:
-            out.append((var, fit(c0 + n * step, var.size())))
-    return out
+def _loop_of(fn: Function, bodies: dict[int, set[int]], index: int) -> int | None:
+    """The header of the one loop holding the instruction; -1 in nested loops, None in none."""
+    b = fn.instructions[index].block
+    found = [h for h, body in bodies.items() if b in body]
+    return found[0] if len(found) == 1 else (-1 if found else None)
 
 
-def _follow(bar: int, ops: list[_Op], fn: Function, ev: Evaluator, order: _Order,
-            loops: tuple[dict[int, set[int]], dict[int, list[int]]],
-            phases: Phases) -> str | None:  # fmt: skip
-    """Classify one mbarrier's waits (into ``phases.closing``); why not, if not."""
+@dataclass
+class _Prologue:
+    """An mbarrier's operations before its loop, followed: its init, the rounds closed there
+    (``rounds``), the round left open (to be closed in the loop) and the waits that closed."""
+
+    init: _Op
+    rounds: int
+    open: _Round
+    opened: list[_Op]  # the open round's operations
+    closing: set[int]
+    before: list[_Op]
+    inside: list[_Op]
+
+
+def _prologue(ops: list[_Op], order: _Order, bodies: dict[int, set[int]]) -> _Prologue | str:
+    """Follow one mbarrier's operations outside loops: one chain from its init."""
     inits = [o for o in ops if o.what == "init"]
     if len(inits) != 1:
         return f"{len(inits)} mbarrier.init of it in the function"
-    bodies, latches = loops
-    outer = {h for h in bodies if not any(h in b and h != o for o, b in bodies.items())}
-
-    def loop_of(op: _Op) -> int | None:
-        b = fn.instructions[op.index].block
-        found = [h for h, body in bodies.items() if b in body]
-        return found[0] if len(found) == 1 else (-1 if found else None)
-
     chain = [o for o in ops if o.what != "inval"]
-    before = sorted((o for o in chain if loop_of(o) is None), key=lambda o: order.key(o.index))
-    inside = sorted((o for o in chain if loop_of(o) is not None),
-                    key=lambda o: order.key(o.index))  # fmt: skip
+    outside = [o for o in chain if _loop_of(order.fn, bodies, o.index) is None]
+    before = sorted(outside, key=lambda o: order.key(o.index))
+    inside = sorted((o for o in chain if o not in outside), key=lambda o: order.key(o.index))
     if not before or before[0].what != "init":
         return "its mbarrier.init does not come first"
     for a, b in zip(before, before[1:], strict=False):
@@ -341,7 +398,25 @@ def _follow(bar: int, ops: list[_Op], fn: Function, ev: Evaluator, order: _Order
                 lambda r: z3.BitVecVal(r, WIDTH), [], closing)  # fmt: skip
     if isinstance(done, str):
         return done
-    k, rnd = done
+    last = max((k for k, o in enumerate(before) if o.index in closing), default=0)
+    return _Prologue(init, done[0], done[1], before[last + 1 :], closing, before, inside)
+
+
+def _follow(bar: int, ops: list[_Op], fn: Function, ev: Evaluator, order: _Order,
+            loops: tuple[dict[int, set[int]], dict[int, list[int]]],
+            phases: Phases) -> str | None:  # fmt: skip
+    """Classify one mbarrier's waits (into ``phases.closing``); why not, if not."""
+    bodies, latches = loops
+    outer = {h for h in bodies if not any(h in b and h != o for o, b in bodies.items())}
+
+    def loop_of(op: _Op) -> int | None:
+        return _loop_of(fn, bodies, op.index)
+
+    got = _prologue(ops, order, bodies)
+    if isinstance(got, str):
+        return got
+    init, k, rnd, closing = got.init, got.rounds, got.open, got.closing
+    before, inside = got.before, got.inside
     if inside:
         header = loop_of(inside[0])
         if header is None or header < 0 or header not in outer:
@@ -356,18 +431,18 @@ def _follow(bar: int, ops: list[_Op], fn: Function, ev: Evaluator, order: _Order
         if not all(order.dominates(o.index, fn.blocks[header].instructions[0])
                    or fn.instructions[o.index].block == header for o in before):  # fmt: skip
             return "operations on it after the loop"
-        n = z3.BitVec("iteration", WIDTH)
-        subst = _induction(fn, ev, header, latch, n)
+        n = iteration()
+        subst = closed_forms(fn, ev, header, latch)
         found = []
         for odd in (0, 1):
-            got: set[int] = set()
+            closed: set[int] = set()
 
             def phase(r: int, odd: int = odd) -> z3.BitVecRef:
                 return z3.BitVecVal(k + r, WIDTH) + n * odd
 
-            res = _run(inside, init.count, _Round(phase(0)), phase, subst, got)
+            res = _run(inside, init.count, _Round(phase(0)), phase, subst, closed)
             if not isinstance(res, str) and res[0] % 2 == odd and res[1].closed():
-                found.append(got)
+                found.append(closed)
         if len(found) != 1:
             return "its phases in the loop are not followed (rounds not closed in an iteration)"
         closing |= found[0]
@@ -375,11 +450,11 @@ def _follow(bar: int, ops: list[_Op], fn: Function, ev: Evaluator, order: _Order
     return None
 
 
-def follow(fn: Function, found: list[Access], ev: Evaluator, one_thread: OneThread,
+def follow(fn: Function, found: list[Access], ev: Evaluator, issuers: Issuers,
            blocked: str = "") -> Phases:  # fmt: skip
-    """The mbarriers of ``fn`` and the waits that complete its TMA loads. ``one_thread``: the
-    access is made by at most one thread; ``blocked``: why none is followed (calls, accesses
-    not read), if so."""
+    """The mbarriers of ``fn`` and the waits that complete its TMA loads (a ring's: ``ring``).
+    ``issuers``: how many threads at most make an access (an arrive must be made by one);
+    ``blocked``: why none is followed (calls, accesses not read), if so."""
     phases = Phases()
     ops: list[_Op] = []
     for ins in fn.instructions:
@@ -400,7 +475,9 @@ def follow(fn: Function, found: list[Access], ev: Evaluator, one_thread: OneThre
     for op in ops:
         by_bar.setdefault(op.barrier, []).append(op)
     if phases.everything:
-        phases.not_followed = dict.fromkeys(by_bar, phases.everything)
+        # By mbarrier: the constant ones (-1 stands for computed addresses alone).
+        keys = [b for b in by_bar if b != -1] or list(by_bar)
+        phases.not_followed = dict.fromkeys(keys, phases.everything)
         return phases
     line_of = {ins.line: ins.index for ins in reversed(fn.instructions)}
     by_ins: dict[int, list[Access]] = {}
@@ -408,27 +485,34 @@ def follow(fn: Function, found: list[Access], ev: Evaluator, one_thread: OneThre
         if a.line in line_of:
             by_ins.setdefault(line_of[a.line], []).append(a)
     order, loops = _Order(fn), _loops(fn)
+    ringed = by_bar.pop(-1, [])
     bars = sorted(by_bar)
+    why_of: dict[int, str | None] = {}
     for bar in bars:
-        why = None
-        if any(0 < abs(bar - o) < MBARRIER_BYTES for o in bars):
-            why = "another mbarrier overlaps it"
+        why = "another mbarrier overlaps it" if any(0 < abs(bar - o) < MBARRIER_BYTES
+                                                    for o in bars) else None  # fmt: skip
         for op in by_bar[bar]:
-            accs = by_ins.get(op.index, [])
-            own = [a for a in accs if _constant(a.addr.expr) == bar]
-            if op.what == "load":
-                boxes = [a for a in accs if a.kind.endswith("-byte box)") and a.size]
-                op.tx = boxes[0].size if len(boxes) == 1 and boxes[0].size else 0
-                if not op.tx:
-                    why = why or f"the box of its TMA load at LLVM IR line " \
-                                 f"{fn.instructions[op.index].line} is not known"  # fmt: skip
-            if len(own) != 1:
-                why = why or f"its operation at LLVM IR line {fn.instructions[op.index].line} " \
-                             "is not one access of it"  # fmt: skip
-            elif op.what in ("arrive", "load") and not one_thread(own[0]):
-                why = why or f"the {op.what} at LLVM IR line {fn.instructions[op.index].line} " \
-                             "is not proved to be made by one thread"  # fmt: skip
-        why = why or _follow(bar, by_bar[bar], fn, ev, order, loops, phases)
+            why = why or _check(op, by_ins.get(op.index, []), bar, fn, issuers, phases)
+        why_of[bar] = why
+    members: set[int] = set()
+    if ringed:
+        why = next(filter(None, (_check(op, by_ins.get(op.index, []), None, fn, issuers,
+                                        phases)
+                                 for op in ringed)), None)  # fmt: skip
+        members, why = (
+            (set(by_bar), why)
+            if why
+            else _follow_ring(
+                ringed, {b: by_bar[b] for b in bars if not why_of[b]}, fn, ev, order, loops, phases
+            )
+        )
+        if why:
+            # The computed operations may touch any of them: none is followed.
+            phases.not_followed = dict.fromkeys(bars, why)
+            return phases
+    for bar in bars:
+        why = why_of[bar] or (None if bar in members else
+                              _follow(bar, by_bar[bar], fn, ev, order, loops, phases))  # fmt: skip
         if why:
             phases.not_followed[bar] = why
             continue
@@ -436,4 +520,231 @@ def follow(fn: Function, found: list[Access], ev: Evaluator, one_thread: OneThre
             phases.roles[op.index] = ("write" if op.what in ("init", "inval") else "atomic", bar)
             if op.what == "load":
                 phases.loads[op.index] = bar
+    for op in ringed:
+        phases.roles[op.index] = ("atomic", -1)
+        if op.what == "load":
+            phases.loads[op.index] = -1
     return phases
+
+
+def _check(op: _Op, accs: list[Access], bar: int | None, fn: Function, issuers: Issuers,
+           phases: Phases) -> str | None:  # fmt: skip
+    """Why one operation (on the mbarrier ``bar``, or on its computed address) is not followed:
+    its box not known, not one access of the mbarrier, an arrive or load of several threads;
+    None if followed (its box's bytes and its condition then set on it)."""
+    line = fn.instructions[op.index].line
+    if bar is not None:
+        own = [a for a in accs if _constant(a.addr.expr) == bar]
+    else:
+        assert op.addr is not None
+        own = [a for a in accs if not a.kind.endswith("-byte box)")
+               and isinstance(a.addr.expr, z3.BitVecRef)
+               and proved(fit(a.addr.expr, WIDTH) == op.addr)]  # fmt: skip
+    if len(own) != 1:
+        return f"its operation at LLVM IR line {line} is not one access of it"
+    many = issuers(own[0]) if op.what in ("arrive", "load") else 1
+    if op.what == "load":
+        # A load split over warps: each issuing thread's box lands on the one mbarrier.
+        boxes = [a for a in accs if a.kind.endswith("-byte box)") and a.size]
+        op.tx = boxes[0].size * many if len(boxes) == 1 and boxes[0].size else 0
+        if not op.tx and many:
+            return f"the box of its TMA load at LLVM IR line {line} is not known"
+    if many != 1 and not (op.what == "load" and many):
+        return f"the {op.what} at LLVM IR line {line} is not proved to be made by one thread"
+    op.cond = own[0].cond
+    if bar is None:
+        phases.ring_ops[op.index] = own[0]
+    return None
+
+
+def _follow_ring(ringed: list[_Op], by_bar: dict[int, list[_Op]], fn: Function, ev: Evaluator,
+                 order: _Order, loops: tuple[dict[int, set[int]], dict[int, list[int]]],
+                 phases: Phases) -> tuple[set[int], str | None]:  # fmt: skip
+    """Follow the ring the computed operations ``ringed`` name (the mbarriers of ``by_bar`` they
+    may address): the ring's mbarriers, and why it is not followed, if so (module docstring:
+    each claim proved over a symbolic iteration number)."""
+    bodies, latches = loops
+    headers = {_loop_of(fn, bodies, o.index) for o in ringed}
+    header = next(iter(headers))
+    outer = not any(header in b and header != h for h, b in bodies.items())
+    if len(headers) != 1 or header is None or header < 0 or not outer:
+        return set(by_bar), "its computed operations are not all in one loop, not nested"
+    if len(latches[header]) != 1:
+        return set(by_bar), "its computed operations are in a loop with several back edges"
+    latch = latches[header][0]
+    forms = closed_forms(fn, ev, header, latch)
+    n = iteration()
+
+    def now(e: z3.ExprRef, k: int = 0) -> z3.ExprRef:
+        """``e`` in iteration n + k (its loop's phis as their closed forms)."""
+        return z3.simplify(z3.substitute(e, *at(forms, k))) if forms else e
+
+    def line(op: _Op) -> int:
+        return fn.instructions[op.index].line
+
+    addr: dict[int, z3.BitVecRef] = {}
+    for op in ringed:
+        assert op.addr is not None
+        a = now(op.addr)
+        assert isinstance(a, z3.BitVecRef)
+        if any(v.decl().name() != "iteration" for v in free_vars(a)):
+            return set(by_bar), (f"the address of its operation at LLVM IR line {line(op)} is "
+                                 "not a function of the iteration number")  # fmt: skip
+        addr[op.index] = a
+    inits = [b for b, ops in by_bar.items() if any(o.what == "init" for o in ops)]
+    members = {b for b in inits if not all(proved(addr[o.index] != b, within(n))
+                                           for o in ringed)}  # fmt: skip
+    for op in ringed:
+        if not proved(z3.Or([addr[op.index] == b for b in members]), within(n)):
+            return set(by_bar), (f"its operation at LLVM IR line {line(op)} may address bytes "
+                                 "that are not one of its initialised mbarriers")  # fmt: skip
+    pro: dict[int, _Prologue] = {}
+    first = fn.blocks[header].instructions[0]
+    for b in sorted(members):
+        got = _prologue(by_bar[b], order, bodies)
+        if isinstance(got, str):
+            return members, f"the ring's mbarrier at shared byte {b}: {got}"
+        if got.inside or not all(order.dominates(o.index, first) for o in got.before):
+            return members, (f"the ring's mbarrier at shared byte {b} is named by a constant "
+                             "address in or after its loop")  # fmt: skip
+        rnd = got.open
+        if got.opened and (rnd.arrivals != got.init.count or rnd.expected != rnd.landed
+                           or [o.what for o in got.opened].count("arrive") != 1):  # fmt: skip
+            return members, (
+                f"the round left open before the loop on its mbarrier at shared "
+                f"byte {b} has not one arrive, or its count or bytes do not add up"
+            )
+        pro[b] = got
+    counts = {p.init.count for p in pro.values()}
+    waits = [o for o in ringed if o.what == "wait"]
+    arrives = [o for o in ringed if o.what == "arrive"]
+    loads = [o for o in ringed if o.what == "load"]
+    if len(waits) != 1 or len(arrives) != 1 or not loads or len(counts) != 1:
+        return members, ("its loop has not one wait, one arrive and TMA loads on the ring, or "
+                         "the ring's mbarriers have different counts")  # fmt: skip
+    wait, arrive = waits[0], arrives[0]
+    last = fn.blocks[latch].instructions[-1]
+    if not order.dominates(wait.index, last):
+        return members, f"its wait at LLVM IR line {line(wait)} does not run on every iteration"
+    if arrive.count != counts.pop() or arrive.tx != sum(o.tx for o in loads):
+        return members, "the arrive and the TMA loads of an iteration do not add up to a phase"
+    slot = addr[arrive.index]
+    if not all(proved(addr[o.index] == slot, within(n)) for o in loads):
+        return members, "a TMA load of an iteration completes on another mbarrier than its arrive"
+    # Iteration n reached its back edge: no exit from the blocks every iteration runs taken.
+    exits = []
+    for b in bodies[header]:
+        if order.blocks(b, latch):
+            for t in fn.instructions[fn.blocks[b].instructions[-1]].targets:
+                c = ev.edge_condition(b, t) if t not in bodies[header] else None
+                if c is not None:
+                    exits.append(z3.Not(now(c)))
+    alive = z3.And(*exits)
+    final = last_iteration(alive)
+
+    def runs(k: z3.BitVecRef | int) -> z3.BoolRef:
+        """Iteration n + k runs (a counter may be narrowed to the loop's trip count)."""
+        return z3.And(within(n, MAX_SLOTS), iteration_runs(final, n + k))
+
+    why = _rounds(ev, fn, arrive, loads, pro, now, alive)
+    if why:
+        return members, why
+    # The period of the producer's slot: each mbarrier is used once in ``size`` iterations
+    # (of those the loop runs: a counter may be narrowed to the loop's trip count).
+    m = z3.BitVec("later", WIDTH)
+    size = next((k for k in range(1, MAX_SLOTS + 1)
+                 if proved(z3.substitute(slot, (n, n + k)) == slot, runs(k))
+                 and proved(z3.Implies(z3.And(z3.ULT(0, m), z3.ULT(m, k), runs(m)),
+                                       z3.substitute(slot, (n, n + m)) != slot),
+                            within(n, k))), 0)  # fmt: skip
+    if not size:
+        return members, "its mbarriers are not taken in turn (no period proved)"
+    # The phase of iteration i's round: the rounds before the loop on its mbarrier, then one
+    # each ``size`` iterations.
+    before = z3.BitVecVal(0, WIDTH)
+    for b, p in pro.items():
+        before = z3.If(slot == b, z3.BitVecVal(p.rounds + bool(p.opened), WIDTH), before)
+    phase = (before + z3.UDiv(n, size)) & 1
+    q = addr[wait.index]
+    assert wait.parity is not None
+    parity = now(fit(wait.parity, WIDTH))
+    lag = next((d for d in range(size)
+                if proved(z3.substitute(q, (n, n + d)) == slot, runs(d))), None)  # fmt: skip
+    if lag is None:
+        return members, (f"its wait at LLVM IR line {line(wait)} is not proved to be on the "
+                         "mbarrier of a load a fixed number of iterations before it")  # fmt: skip
+    later = z3.substitute(parity, (n, n + lag))
+    if not proved(later == phase, runs(lag)):
+        other = proved(later == phase ^ 1, runs(lag))
+        return members, (f"its wait at LLVM IR line {line(wait)} "
+                         + ("names the other phase than that of the load it follows (proved)"
+                            if other else "has a parity not proved to be the phase of the "
+                            "load it follows"))  # fmt: skip
+    ring = Ring(header, bodies[header], forms, alive, final)
+    for o in loads:
+        ring.loads[o.index] = RingLoad(wait.index, lag, True)
+    # The rounds left open before the loop: retired by the waits of the first ``lag``
+    # iterations, each on its mbarrier and phase, before the loop reuses that mbarrier.
+    waited = set()
+    for j in range(lag):
+        bj = _constant(z3.substitute(q, (n, z3.BitVecVal(j, WIDTH))))
+        pj = _constant(z3.substitute(parity, (n, z3.BitVecVal(j, WIDTH))))
+        p = pro.get(bj) if bj is not None else None
+        if p is None or not p.opened or pj != p.rounds % 2:
+            continue
+        # No round of the loop on that mbarrier up to iteration j (it would join the open one).
+        earlier = [
+            _constant(z3.substitute(slot, (n, z3.BitVecVal(i, WIDTH)))) for i in range(j + 1)
+        ]
+        if bj in earlier or None in earlier:
+            continue
+        waited.add(bj)
+        for o in p.opened:
+            if o.what == "load":
+                ring.loads[o.index] = RingLoad(wait.index, j, False)
+    if any(p.opened and b not in waited for b, p in pro.items()):
+        return members, ("a round left open before its loop is not retired by the waits of "
+                         "its first iterations")  # fmt: skip
+    for b, p in pro.items():
+        phases.closing[b] = p.closing
+    phases.ring = ring
+    return members, None
+
+
+def _rounds(
+    ev: Evaluator,
+    fn: Function,
+    arrive: _Op,
+    loads: list[_Op],
+    pro: dict[int, _Prologue],
+    now: Callable[..., z3.ExprRef],
+    alive: z3.BoolRef,
+) -> str | None:
+    """Why an iteration's round is not proved to happen whenever its loads do, and after every
+    earlier one (its arrive's condition holds in an earlier iteration, and before the loop
+    on the rounds left open), if not: the phase of a round is then the number of rounds
+    before it on its mbarrier. ``alive``: iteration n reached its back edge."""
+    lanes = elected(fn, ev)
+    n = iteration()
+    true = z3.BoolVal(True)
+
+    def cond(op: _Op, k: int = 0) -> z3.BoolRef:
+        c = now(op.cond, k) if op.cond is not None else true
+        assert isinstance(c, z3.BoolRef)
+        return c
+
+    for o in loads:
+        if not some_thread(ev, [cond(o), within(n)], cond(arrive), lanes):
+            return (f"its TMA load at LLVM IR line {fn.instructions[o.index].line} is not "
+                    "proved to come with its iteration's arrive")  # fmt: skip
+    if not some_thread(ev, [cond(arrive, 1), alive, within(n, 1)], cond(arrive), lanes):
+        return "its iteration's arrive is not proved to run in every earlier iteration"
+    for p in pro.values():
+        opened = [o for o in p.opened if o.what == "arrive"]
+        for o in p.opened:
+            if o.what == "load" and not some_thread(ev, [cond(o)], cond(opened[0]), lanes):
+                return (f"its TMA load at LLVM IR line {fn.instructions[o.index].line} is not "
+                        "proved to come with its arrive")  # fmt: skip
+        if opened and not some_thread(ev, [cond(arrive), within(n)], cond(opened[0]), lanes):
+            return "a round before the loop is not proved to run whenever the loop's rounds do"
+    return None

@@ -12,7 +12,17 @@ that closes its round on a followed mbarrier (``mbarrier.py``: the phases of one
 constant address, its arrivals, loads and waits in program order, the wait's parity proved to
 be the load's phase); every thread makes that wait, so the accesses it dominates in that
 iteration are ordered after the load, and those reached past it otherwise are not decided. A
-wait proved to name the other phase orders nothing: a read after it is a finding. The
+wait proved to name the other phase orders nothing: a read after it is a finding. A TMA load
+on a followed ring of mbarriers is retired by the ring's wait d iterations on (``mbarrier.py``):
+the walk from the load counts the back edges it crosses, so each access it reaches is in a
+known iteration n + k (k <= d) and the pair's question is asked over the one iteration number
+n, the loop's phis as their closed forms in n and n + k (``ring.py``): no common byte is a
+proof, one is not a finding (undecided). The walk stops at an edge whose condition, the same
+for every thread, contradicts the load's k iterations on (the loop exits before the wait only
+where the load was not issued), and around the back edge once the load is retired (the wait
+runs on every iteration: every thread made it). Where a ring is followed, a pair over its
+loop's phis is asked over their closed forms too (each party's own iteration number unless
+they share their counters). The
 mbarrier operations of a followed mbarrier are accesses of its 8 bytes (init and inval write,
 arrivals and waits are atomics); a tensor map built in shared memory is written by
 ``tensormap.replace`` and read by ``tensormap.cp_fenceproxy``.
@@ -38,8 +48,9 @@ fence: an asynchronous write is read through the generic proxy after the wait th
 it, an asynchronous read is retired by its ``wait_group`` before a generic write.
 
 What is not judged is a note (the verdict is partial), never clean: TMA loads and mbarrier
-operations on an mbarrier not followed (with the reason: a computed address, a parity not
-proved, counts or bytes that do not add up, calls or accesses not read in the function), a
+operations on an mbarrier not followed (with the reason: a computed address outside a
+followed ring, a parity not proved, counts or bytes that do not add up, calls or accesses not
+read in the function), a ring load's pair with a common byte or in no known iteration, a
 pair across the proxies not decided (above), named or counted barriers
 (warp-specialized partitions), calls to functions that touch shared memory, an access whose
 address is not bounded, a pair over two loop-carried values (a pipeline's read and write slots:
@@ -69,19 +80,17 @@ import z3
 from alias_spec.ir.llir import Function, Instruction
 from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.guards import dominators
-from alias_spec.plan.mbarrier import Phases, follow
+from alias_spec.plan.mbarrier import Phases, Ring, RingLoad, follow
 from alias_spec.plan.plan import Finding, Note, Report
 from alias_spec.plan.proxy import unfenced
+from alias_spec.plan.ring import NAME, UNIFORM, Subst, at, elected, iteration, runs, within
 from alias_spec.plan.taint import back_edges
-from alias_spec.plan.terms import Access, as_bool
+from alias_spec.plan.terms import Access
 
 PROXY_RULE = "plan.race.proxy"  # a generic access and an asynchronous one, no proxy fence
 MAX_PAIRS = 4_000  # unordered pairs judged per function; past it: a note
 PAIR_TIMEOUT_MS = 2_000  # one pair's question
 BUDGET_S = 30.0  # a function's pairs together; those left past it: a note
-# Values the same for every thread of the CTA: the kernel's arguments and constants the
-# evaluator does not fold (the evaluator's names for them).
-_UNIFORM = re.compile(r"^(?:arg|const)\d+$")
 _CTA_CALLS = ("llvm.nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all",
               "llvm.nvvm.barrier.cta.sync.all")  # fmt: skip
 _BARRIER_ASM = re.compile(r"\b(?:bar|barrier)(?:\.cta)?\.(?:sync|red|arrive)\b")
@@ -214,14 +223,20 @@ class _Pair:
     # The first a TMA load, the second reached after a wait that completes it but on a path
     # where that wait does not dominate the second (another thread may not have waited).
     late: bool = False
+    # The first a TMA load on a ring (``mbarrier.py``): the second is in the iteration this
+    # many after the load's (a load before the loop: in this iteration), known to the pair's
+    # question through the closed forms of the loop's phis; None otherwise.
+    shift: int | None = None
+    inside: bool = False  # that load is in the loop
 
 
+MAX_SHIFT = 64  # iterations a ring load's pairs may lie after it (its wait's lag, below the ring)
 _CAP = 8  # groups counted past an access's own (a wait leaves at most a few pending)
 
 
 def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
-              loops: set[tuple[int, int]],
-              phases: Phases | None = None) -> list[_Pair]:  # fmt: skip
+              loops: set[tuple[int, int]], phases: Phases | None = None,
+              ev: Evaluator | None = None) -> list[_Pair]:  # fmt: skip
     """Every pair of parties with a path from the first to the second that no barrier orders:
     none between them, or, from an asynchronous access, none after the wait that retires it
     (while it is in flight, barriers do not order it). A TMA load is retired by a wait that
@@ -244,29 +259,35 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                 return True
         return False
 
+    ring = phases.ring if phases is not None and ev is not None else None
     for start in sorted(at):
         if start not in where:
             continue
         groups = {p.group for p in at[start]} - {None}
         group = next(iter(groups)) if len(groups) == 1 else None
         closing: set[int] = set()
-        if group is _TMA_LOAD and phases is not None:
+        mine = ring.loads.get(start) if ring is not None and group is _TMA_LOAD else None
+        if group is _TMA_LOAD and phases is not None and mine is None:
             closing = phases.closing[phases.loads[start]]
-        reached: dict[int, set[tuple[bool, bool]]] = {}
+        reached: dict[int, set[tuple[bool, bool, int]]] = {}
         block, pos = where[start]
         # (block, first position, done: retired, commits since, crossed a back edge, the TMA
-        # load's closing wait passed: its index, -2 once crossed past it, -1 none)
-        todo = [(block, pos + 1, group is None, 0, False, -1)]
-        visited: set[tuple[int, bool, int, bool, int]] = set()
+        # load's closing wait passed: its index, -2 once crossed past it, -1 none; a ring's
+        # load: the iteration after its own, -1 not known)
+        todo = [(block, pos + 1, group is None, 0, False, -1, 0 if mine and mine.inside else -1)]
+        visited: set[tuple[int, bool, int, bool, int, int]] = set()
         while todo:
-            b, k, done, commits, crossed, wait = todo.pop()
+            b, k, done, commits, crossed, wait, shift = todo.pop()
             ins_list = fn.blocks[b].instructions
             stopped = False
             for i in ins_list[k:]:
                 if done and i in barriers:
                     stopped = True
                     break
-                if not done and group is _TMA_LOAD:
+                if not done and mine is not None:
+                    if i == mine.wait and shift == mine.shift:
+                        done, wait = True, i
+                elif not done and group is _TMA_LOAD:
                     if i in closing:
                         done, wait = True, -2 if crossed else i
                 elif not done and group is not None:
@@ -279,7 +300,7 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                     elif step is not None and commits >= step + 1:
                         done = True
                 if i in at and not (wait >= 0 and dominates(wait, i)):
-                    reached.setdefault(i, set()).add((crossed, wait != -1))
+                    reached.setdefault(i, set()).add((crossed, wait != -1, shift))
             if stopped or not ins_list:
                 continue
             for n in fn.instructions[ins_list[-1]].targets:
@@ -287,29 +308,89 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                 # iteration (the first from outside): taken as crossing into another one.
                 c = crossed or (b, n) in loops or (group is not None and n in headers)
                 w = -2 if c and wait >= 0 else wait
-                state = (n, done, commits, c, w)
+                s = -1
+                if mine is not None and ring is not None and ev is not None:
+                    step = _ring_step(fn, ev, ring, mine, at[start], b, n, shift, done, crossed)
+                    if step is None:
+                        continue
+                    # Retired, and out of the loop: the accesses the wait dominates are ordered.
+                    s, w = step, wait if step >= 0 or done else w
+                state = (n, done, commits, c, w, s)
                 if n >= 0 and state not in visited:
                     visited.add(state)
-                    todo.append((n, 0, done, commits, c, w))
+                    todo.append((n, 0, done, commits, c, w, s))
         for other, flags in reached.items():
-            for crossed, late in flags:
+            for crossed, late, shift in flags:
                 for a in at[start]:
                     for c in at[other]:
-                        key = (id(a), id(c), crossed, late)
-                        if key in seen or (id(c), id(a), crossed, late) in seen:
+                        key = (id(a), id(c), crossed, late, shift)
+                        if key in seen or (id(c), id(a), crossed, late, shift) in seen:
                             continue
                         seen.add(key)
-                        out.append(_Pair(a, c, crossed, late))
+                        known = shift if mine is not None and shift >= 0 else None
+                        # A ring load's pair in no known iteration (before or past the loop):
+                        # a common byte is not a finding (the loop may run where it does not).
+                        late = late or (mine is not None and known is None)
+                        out.append(_Pair(a, c, crossed, late, known,
+                                         mine is not None and mine.inside))  # fmt: skip
     return out
+
+
+def _ring_step(fn: Function, ev: Evaluator, ring: Ring, mine: RingLoad, load: list[_Party],
+               frm: int, to: int, shift: int, done: bool, crossed: bool) -> int | None:  # fmt: skip
+    """A ring load's walk along the edge ``frm`` -> ``to``: the iteration after the load's it
+    enters (-1 not known), or None where the walk stops there: around the back edge once the
+    load is retired (every thread made the wait that retires it: the wait runs on every
+    iteration), or where the load's condition and the edge's, a condition every thread sees
+    alike, cannot both hold ``shift`` iterations apart (out of the loop before the wait, or
+    past the loop where it does not run)."""
+    into = to == ring.header
+    if frm in ring.body and into:
+        if done:
+            return None
+        return shift + 1 if 0 <= shift < mine.shift else -1
+    known = shift >= 0 or (not crossed and frm not in ring.body)
+    if not done and known and _infeasible(ev, ring, mine, load, frm, to, max(shift, 0)):
+        return None
+    if frm not in ring.body and into:
+        return 0 if not mine.inside else -1
+    if frm in ring.body and to not in ring.body:
+        return -1  # past the loop the phis hold the last iteration's values
+    return shift
+
+
+def _infeasible(ev: Evaluator, ring: Ring, mine: RingLoad, load: list[_Party], frm: int,
+                to: int, shift: int) -> bool:  # fmt: skip
+    """The edge's condition, the same for every thread (over the kernel's own values and the
+    loop's phis), contradicts the load's ``shift`` iterations after it."""
+    edge = ev.edge_condition(frm, to)
+    conds = [p.access.cond for p in load if p.access.cond is not None]
+    if edge is None or not conds:
+        return False
+    edge = _renamed(edge, _ring_at(ring, mine, shift))
+    if not all(UNIFORM.match(v.decl().name()) or v.decl().name() == NAME
+               for v in free_vars(edge)):  # fmt: skip
+        return False
+    s = z3.Solver()
+    s.set("timeout", PAIR_TIMEOUT_MS)
+    s.add(within(iteration(), MAX_SHIFT), *(_renamed(c, _ring_at(ring, mine, 0)) for c in conds))
+    s.add(edge)
+    return s.check() == z3.unsat
+
+
+def _ring_at(ring: Ring, mine: RingLoad, shift: int) -> Subst:
+    """The loop's phis as closed forms in the iteration ``shift`` after a ring load's (a load
+    before the loop: in iteration ``shift``)."""
+    if mine.inside:
+        return at(ring.forms, shift)
+    n = iteration()
+    return [(v, z3.substitute(f, (n, z3.BitVecVal(shift, n.size())))) for v, f in ring.forms]
 
 
 def _conflict(p: _Pair) -> bool:
     """At least one of the two writes, and they are not both atomic."""
     roles = {p.first.role, p.second.role}
     return roles != {"read"} and roles != {"atomic"}
-
-
-Subst = list[tuple[z3.ExprRef, z3.ExprRef]]
 
 
 def _renamed(e: z3.ExprRef, subst: Subst) -> z3.ExprRef:
@@ -324,24 +405,32 @@ def _second_thread(exprs: list[z3.ExprRef], tid: z3.ExprRef,
     out = []
     for v in {x.get_id(): x for e in [*exprs, tid] for x in free_vars(e)}.values():
         name = v.decl().name()
-        if _UNIFORM.match(name) or name.rsplit(".", 1)[0] in same:
+        if UNIFORM.match(name) or name.rsplit(".", 1)[0] in same:
             continue
         out.append((v, z3.BitVec(name + "'", v.size())))  # type: ignore[attr-defined]
     return out
 
 
 def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = frozenset(),
-             any_thread: bool = False) -> tuple[str, dict[str, int]]:  # fmt: skip
+             any_thread: bool = False,
+             forms: tuple[Subst, Subst] | None = None,
+             ring: list[z3.BoolRef] | None = None) -> tuple[str, dict[str, int]]:  # fmt: skip
     """("sat", witness), ("unsat", {}) or ("unknown", {}) for two threads making ``pa`` and
     ``pb`` to a common byte (``same``: phis both threads see with one value); two of
     different warps unless ``any_thread`` (``pa`` still in flight: program order does not
-    order it, even in its own thread)."""
+    order it, even in its own thread). ``forms``: the loop's phis as closed forms of the
+    iteration number, in ``pa``'s iteration and in ``pb``'s, and ``ring`` what is known of
+    that number (a ring load's pairs)."""
     a, b = pa.access, pb.access
+    fa, fb = forms if forms is not None else ([], [])
     first = [pa.lo, pa.hi] + ([a.cond] if a.cond is not None else [])
     second = [pb.lo, pb.hi] + ([b.cond] if b.cond is not None else [])
     tid = ev.thread_id()  # made, with its bound, where no address needed it
-    facts_a = ev.relevant([*first, tid])
-    facts_b = ev.relevant([*second, tid])
+    facts_a = [_renamed(f, fa) for f in ev.relevant([*first, tid])]
+    facts_b = [_renamed(f, fb) for f in ev.relevant([*second, tid])]
+    first, second = [_renamed(e, fa) for e in first], [_renamed(e, fb) for e in second]
+    if ring is not None:
+        facts_a += ring
     subst = _second_thread(second + facts_b, tid, same)
     tid2 = next(n for o, n in subst if o.eq(tid))
 
@@ -349,15 +438,15 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = froze
         assert isinstance(e, z3.BitVecRef)
         return z3.ZeroExt(64 - e.size(), e)
 
-    lo_a, hi_a = wide(pa.lo), wide(pa.hi)
-    lo_b, hi_b = wide(_renamed(pb.lo, subst)), wide(_renamed(pb.hi, subst))
+    lo_a, hi_a = wide(first[0]), wide(first[1])
+    lo_b, hi_b = wide(_renamed(second[0], subst)), wide(_renamed(second[1], subst))
     s = z3.Solver()
     s.set("timeout", PAIR_TIMEOUT_MS)
     s.add(*facts_a, *(_renamed(f, subst) for f in facts_b))
     if a.cond is not None:
-        s.add(a.cond)
+        s.add(first[2])
     if b.cond is not None:
-        s.add(_renamed(b.cond, subst))
+        s.add(_renamed(second[2], subst))
     # Two threads of different warps: a warp runs converged, its lanes in program order
     # (Triton's layout conversions inside one warp rely on it and put no barrier there).
     warp = z3.BitVecVal(5, tid.size())
@@ -379,11 +468,14 @@ def _mbarrier_role(a: Access, idx: int | None,
     whether it is one (a TMA load's destination operand is dropped: its box stands for it)."""
     e = z3.simplify(a.addr.expr)
     const = e.as_long() if z3.is_bv_value(e) else None  # type: ignore[attr-defined]
+    # A ring's operation names its mbarrier by a computed address: its access is the one read.
+    own = idx is not None and phases.ring_ops.get(idx) is a
     if idx in phases.loads:
         if a.kind.endswith("-byte box)"):
             return "write", _TMA_LOAD, True
-        return ("atomic", _TMA_LOAD, True) if const == phases.loads[idx] else (None, None, True)
-    if idx in phases.roles and const == phases.roles[idx][1]:
+        mine = own or const == phases.loads[idx]
+        return ("atomic", _TMA_LOAD, True) if mine else (None, None, True)
+    if idx in phases.roles and (own or const == phases.roles[idx][1]):
         return phases.roles[idx][0], None, True
     return None, None, False
 
@@ -463,7 +555,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                  for n in report.notes)  # fmt: skip
     blocked = ("it calls functions that may touch them" if calls else
                "the function has shared accesses not read" if unread else "")  # fmt: skip
-    phases = follow(fn, found, ev, lambda a: _one_thread(a, fn, ev, counters), blocked)
+    phases = follow(fn, found, ev, lambda a: _issuers(a, fn, ev, counters), blocked)
     at, unjudged = _parties(found, by_line, phases)
     if other_barriers:
         ins = other_barriers[0]
@@ -479,7 +571,8 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     if phases.not_followed and unjudged:
         bar, why = next(iter(sorted(phases.not_followed.items())))
         more = f" (and {len(phases.not_followed) - 1} more)" if len(phases.not_followed) > 1 else ""
-        report.notes.append(Note("race.unjudged", f"{where}: the mbarrier at shared byte {bar}"
+        site = f"shared byte {bar}" if bar >= 0 else "a computed address"
+        report.notes.append(Note("race.unjudged", f"{where}: the mbarrier at {site}"
                                  f"{more} is not followed: {why}; its operations and the TMA "
                                  "loads it completes are not judged", unjudged[0].line,
                                  unjudged[0].column, fn.name))  # fmt: skip
@@ -490,7 +583,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  f"map operations, unbounded ones: {', '.join(kinds[:4])}"
                                  f"{', ...' if len(kinds) > 4 else ''})", unjudged[0].line,
                                  unjudged[0].column, fn.name))  # fmt: skip
-    pairs = [p for p in unordered(fn, at, barriers, loops, phases) if _conflict(p)]
+    pairs = [p for p in unordered(fn, at, barriers, loops, phases, ev) if _conflict(p)]
     if len(pairs) > MAX_PAIRS:
         report.notes.append(Note("race.unjudged", f"{where}: {len(pairs)} unordered pairs of "
                                  f"shared accesses; the first {MAX_PAIRS} judged", fn.line, 1,
@@ -498,11 +591,33 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         pairs = pairs[:MAX_PAIRS]
     undecided: list[_Pair] = []
     deadline = time.monotonic() + BUDGET_S
+    formed = {str(v) for v, _ in phases.ring.forms} if phases.ring is not None else set()
     for p in pairs:
         if time.monotonic() > deadline:
             undecided.append(p)  # out of time: said with the undecided
             continue
+        if p.shift is not None and phases.ring is not None:
+            # A ring load and an access ``shift`` iterations on: both over the one iteration
+            # number. No common byte is a proof; one is not a finding (the loop may not run
+            # that far), so it is undecided.
+            load = RingLoad(-1, 0, p.inside)
+            forms = (_ring_at(phases.ring, load, 0), _ring_at(phases.ring, load, p.shift))
+            n = iteration()
+            upto = n + p.shift if p.inside else z3.BitVecVal(p.shift, n.size())
+            known = [within(n, MAX_SHIFT), runs(phases.ring.last, upto)]
+            # First as any two iterations (quick: distinct buffers), then over the one number.
+            if _overlap(p.first, p.second, ev, any_thread=True)[0] == "unsat":
+                continue
+            verdict, _ = _overlap(p.first, p.second, ev, frozenset({NAME}), any_thread=True,
+                                  forms=forms, ring=known)  # fmt: skip
+            if verdict != "unsat":
+                undecided.append(p)
+            continue
         carried = _carried(p, counters)
+        # The phis of a followed ring's loop are closed forms of the iteration number: each
+        # party's over its own iteration's (one number where the counters are shared).
+        closed = carried & formed
+        carried -= closed
         in_flight = bool(p.first.group or p.second.group)
         if len(carried) > 1:
             # Over two loop-carried values (a pipeline's read and write slots): whether the
@@ -516,10 +631,14 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         # An asynchronous first party still in flight is ordered with nothing, its own thread's
         # later accesses included (a cp.async, a TMA store or a wgmma issued, not waited on).
         pending = p.first.group is not None
-        verdict, w = _overlap(p.first, p.second, ev,
-                              frozenset() if p.crossed or loose else counters,
-                              any_thread=pending)  # fmt: skip
-        opaque = p.first.access.addr.opaque or p.second.access.addr.opaque
+        same = frozenset() if p.crossed or loose else counters
+        both = (phases.ring.forms, phases.ring.forms) if closed and phases.ring else None
+        if both is not None and _overlap(p.first, p.second, ev, any_thread=True)[0] == "unsat":
+            continue  # apart as any two values of the phis: no need of their forms
+        verdict, w = _overlap(p.first, p.second, ev, same | {NAME} if same else same,
+                              any_thread=pending, forms=both,
+                              ring=[within(iteration(), MAX_SHIFT)])  # fmt: skip
+        opaque = p.first.access.addr.opaque or p.second.access.addr.opaque or bool(closed)
         if verdict == "unknown" or (verdict == "sat" and (opaque or loose or p.late)):
             undecided.append(p)
         elif verdict == "sat":
@@ -568,7 +687,7 @@ def _judge_proxies(fn: Function, at: dict[int, list[_Party]], loops: set[tuple[i
             cond = term.operands[0] if term.operands else None
             names = ({v.decl().name() for v in free_vars(ev.operand(cond).expr)}
                      if cond is not None and cond.kind == "value" else {"?"})  # fmt: skip
-            uniform[b] = all(_UNIFORM.match(n) or n.rsplit(".", 1)[0] in counters
+            uniform[b] = all(UNIFORM.match(n) or n.rsplit(".", 1)[0] in counters
                              for n in names)  # fmt: skip
         return uniform[b]
 
@@ -611,22 +730,15 @@ def _shadowed(p: _Pair, copies: list[_Party], ev: Evaluator) -> bool:
     return any(_overlap(c, p.second, ev, any_thread=True)[0] != "unsat" for c in copies)
 
 
-def _elected(fn: Function, ev: Evaluator) -> list[z3.BoolRef]:
-    """The predicates ``elect.sync`` gives: true in at most one lane of a warp."""
-    calls = {ins.index for ins in fn.instructions if ins.callee is not None
-             and ins.callee.name.startswith("llvm.nvvm.elect.sync")}  # fmt: skip
-    return [as_bool(ev.value(ins.index, 1).expr) for ins in fn.instructions
-            if ins.opcode == "extractvalue" and ins.indices == [1] and ins.operands
-            and ins.operands[0].kind == "value" and ins.operands[0].ref in calls]  # fmt: skip
-
-
-def _one_thread(a: Access, fn: Function, ev: Evaluator, counters: frozenset[str]) -> bool:
-    """At most one thread of the CTA makes ``a`` each time its instruction runs (in one
-    iteration: the loop counters are the same for both): no two threads meet its condition."""
+def _issuers(a: Access, fn: Function, ev: Evaluator, counters: frozenset[str]) -> int:
+    """How many threads of the CTA at most make ``a`` each time its instruction runs (in one
+    iteration: the loop counters are the same for all): 1 where no two threads meet its
+    condition, the number of warps some thread of which may meet it where no two threads of
+    one warp do (a TMA load split over warps, each its own box), 0 otherwise."""
     if a.cond is None:
-        return False
+        return 0
     tid = ev.thread_id()
-    elect = _elected(fn, ev)
+    elect = elected(fn, ev)
     facts = ev.relevant([a.cond, *elect, tid])
     subst = _second_thread([a.cond, *elect, *facts], tid, counters)
     tid2 = next(n for o, n in subst if o.eq(tid))
@@ -638,7 +750,22 @@ def _one_thread(a: Access, fn: Function, ev: Evaluator, counters: frozenset[str]
     same_warp = z3.LShR(tid, warp) == z3.LShR(tid2, warp)
     for e in elect:
         s.add(z3.Implies(same_warp, z3.Not(z3.And(e, _renamed(e, subst)))))
-    return s.check() == z3.unsat
+    if s.check() == z3.unsat:
+        return 1
+    s.add(same_warp)
+    if s.check() != z3.unsat:
+        return 0
+    # One thread a warp at most: count the warps (of the 32 a CTA may have) it may be in.
+    one = z3.Solver()
+    one.set("timeout", PAIR_TIMEOUT_MS)
+    one.add(*facts, a.cond)
+    count = 0
+    for w in range(32):
+        verdict = one.check(z3.LShR(tid, warp) == w)
+        if verdict == z3.unknown:
+            return 0
+        count += verdict == z3.sat
+    return count
 
 
 def _buffer(a: Access, byte: int) -> str:
