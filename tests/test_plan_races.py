@@ -186,10 +186,11 @@ def test_corpus_no_false_race_and_mutation_score(monkeypatch: pytest.MonkeyPatch
     # pairs not judged (over two loop-carried slots, TMA loads) survives.
     assert mutants >= 60 and killed / mutants >= 0.6, (mutants, killed)
     # Every proxy fence of the corpus deleted, one at a time (those before a TMA load whose
-    # mbarrier ring is not followed survive: the load is not judged, the pair is a note).
+    # mbarrier ring is not followed survive: the load is not judged, the pair is a note; 13
+    # were killed while no ring was followed).
     fences, fkilled, alive = _fence_mutation([d for d in _corpus() if _FENCE.search(d["llir"])])
     print(f"fence mutants killed: {fkilled} of {fences}; alive: {alive}")
-    assert fences >= 20 and fkilled >= 13, (fences, fkilled, alive)
+    assert fences >= 20 and fkilled >= 16, (fences, fkilled, alive)
 
 
 def _store_then_load(between: str, declare: str = "") -> Any:
