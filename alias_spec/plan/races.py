@@ -592,6 +592,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     undecided: list[_Pair] = []
     deadline = time.monotonic() + BUDGET_S
     formed = {str(v) for v, _ in phases.ring.forms} if phases.ring is not None else set()
+    apart: dict[tuple[int, int], bool] = {}  # a ring pair apart for any two iterations
     for p in pairs:
         if time.monotonic() > deadline:
             undecided.append(p)  # out of time: said with the undecided
@@ -605,8 +606,12 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
             n = iteration()
             upto = n + p.shift if p.inside else z3.BitVecVal(p.shift, n.size())
             known = [within(n, MAX_SHIFT), runs(phases.ring.last, upto)]
-            # First as any two iterations (quick: distinct buffers), then over the one number.
-            if _overlap(p.first, p.second, ev, any_thread=True)[0] == "unsat":
+            # First as any two iterations (quick: distinct buffers; the same for every shift),
+            # then over the one number.
+            key = (id(p.first), id(p.second))
+            if key not in apart:
+                apart[key] = _overlap(p.first, p.second, ev, any_thread=True)[0] == "unsat"
+            if apart[key]:
                 continue
             verdict, _ = _overlap(p.first, p.second, ev, frozenset({NAME}), any_thread=True,
                                   forms=forms, ring=known)  # fmt: skip
