@@ -3,7 +3,7 @@
     python benchmarks/bench_plan.py [--repeat N] [NAME ... | --all] [--scaling [--no-compile]]
                                     [--out FILE.json]
     python benchmarks/bench_plan.py --cache DIR [--sample N] [--seed S] [--out FILE.json]
-                                    [--compile-times FILE.json [--jobs N]]
+                                    [--compile-times FILE.json [--jobs N]] [--races]
 
 Compiles kernels of the plan corpus (``tests/plan_cases/corpus.py``) for sm_90 with the
 installed Triton (no GPU needed, a fresh compile cache each time) and times, per kernel:
@@ -24,6 +24,9 @@ listener timed it) from the ``compile_times.json`` that ``capture.py`` wrote whi
 were compiled, instead of compiling the TTGIR here: the ratio of the target, when the plan is
 timed on the machine that compiled (``--jobs N``: N kernels judged at once, one process each;
 run on a machine with more cores than N, so that each plan has a core of its own).
+``--races`` (either table) also times each kernel's plan with the race check (``plan --races``:
+the same validation and every pair of shared accesses judged), apart, with its verdict, and
+prints that distribution too.
 
 ``--scaling`` times the validator on generated modules of growing size: the plan proof on TTGIR
 of n allocations in n blocks (``tests/plan_cases/scaling.py``), the lowering check on LLVM IR
@@ -44,6 +47,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -76,8 +80,10 @@ def _compile(k: Any) -> tuple[Any, float]:
     return compiled, time.perf_counter() - t0
 
 
-def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
-    """The compile-vs-plan table; None (after a message) when a name is unknown."""
+def compile_table(names: list[str], repeat: int,
+                  races: bool = False) -> list[dict[str, Any]] | None:  # fmt: skip
+    """The compile-vs-plan table; None (after a message) when a name is unknown. ``races``:
+    also the validation with the race check (``plan --races``), timed apart."""
     import corpus
     import kernels as call_kernels
 
@@ -93,12 +99,13 @@ def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
         return None
     _compile(known[names[0]])  # warm Triton's imports before timing anything
     print(f"{'kernel':24} {'compile s':>10} {'validate s':>11} {'ratio':>6} {'end-to-end s':>13}"
-          f" {'ratio':>6} {'ttgir KiB':>10} {'llir KiB':>9}  verdict")  # fmt: skip
+          f" {'ratio':>6} {'ttgir KiB':>10} {'llir KiB':>9}  verdict"
+          + (f"  {'races s':>8} {'ratio':>6}  verdict" if races else ""))  # fmt: skip
     rows: list[dict[str, Any]] = []
     for name in names:
         k = known[name]
-        best_c = best_v = best_e = float("inf")
-        status, sizes = "", (0, 0)
+        best_c = best_v = best_e = best_r = float("inf")
+        status, sizes, status_r = "", (0, 0), ""
         for _ in range(max(1, repeat)):
             compiled, t_c = _compile(k)
             ttgir, llir = compiled.asm["ttgir"], compiled.asm["llir"]
@@ -107,6 +114,16 @@ def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
             report = check_texts(ttgir, llir, f"{name}.ttgir",
                                  allocated=(done.module, done.debug, done.version))  # fmt: skip
             t_v = time.perf_counter() - t0
+            if races:
+                t0 = time.perf_counter()
+                status_r = check_texts(
+                    ttgir,
+                    llir,
+                    f"{name}.ttgir",
+                    races=True,
+                    allocated=(done.module, done.debug, done.version),
+                ).status
+                best_r = min(best_r, time.perf_counter() - t0)
             t0 = time.perf_counter()
             check_compiled(compiled)
             t_e = time.perf_counter() - t0
@@ -115,13 +132,17 @@ def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
         rows.append({"kernel": name, "compile_s": best_c, "validate_s": best_v,
                      "end_to_end_s": best_e, "ttgir_bytes": sizes[0], "llir_bytes": sizes[1],
                      "status": status})  # fmt: skip
+        shown = ""
+        if races:
+            rows[-1].update(races_s=best_r, races_status=status_r)
+            shown = f"  {best_r:8.3f} {best_r / best_c:6.2f}  {status_r}"
         print(f"{name:24} {best_c:10.3f} {best_v:11.3f} {best_v / best_c:6.2f} "
               f"{best_e:13.3f} {best_e / best_c:6.2f} {sizes[0] / 1024:10.1f} "
-              f"{sizes[1] / 1024:9.1f}  {status}")  # fmt: skip
+              f"{sizes[1] / 1024:9.1f}  {status}{shown}")  # fmt: skip
     tc, tv, te = (sum(r[f] for r in rows) for f in ("compile_s", "validate_s", "end_to_end_s"))
     print(f"{'all':24} {tc:10.3f} {tv:11.3f} {tv / tc:6.2f} {te:13.3f} {te / tc:6.2f}")
-    for what, field in (("validate / compile", "validate_s"), ("end-to-end / compile",
-                                                                "end_to_end_s")):  # fmt: skip
+    fields = [("validate / compile", "validate_s"), ("end-to-end / compile", "end_to_end_s")]
+    for what, field in fields + ([("races / compile", "races_s")] if races else []):
         ratios = sorted(r[field] / r["compile_s"] for r in rows)
         print(
             f"{what:24} over {len(ratios)} kernels: median {_pct(ratios, 50):.2f}, "
@@ -130,13 +151,21 @@ def compile_table(names: list[str], repeat: int) -> list[dict[str, Any]] | None:
     return rows
 
 
-def _judged(k: Any) -> tuple[float, str]:
-    """One kernel's plan: its seconds and its verdict (in a worker process with --jobs)."""
+def _judged(k: Any, races: bool = False) -> tuple[float, str]:
+    """One kernel's plan (``races``: with the race check): its seconds and its verdict."""
     from alias_spec.plan import batch
 
     t0 = time.perf_counter()
-    verdict = batch.judge_files(k)
+    verdict = batch.judge_files(k, races=races)
     return time.perf_counter() - t0, verdict.status
+
+
+def _judged_both(k: Any, races: bool) -> tuple[float, str, float | None, str | None]:
+    """The plan's seconds and verdict, then (``races``) those with the race check too (in a
+    worker process with --jobs)."""
+    t_p, status = _judged(k)
+    t_r, status_r = _judged(k, True) if races else (None, None)
+    return t_p, status, t_r, status_r
 
 
 def _warm(k: Any) -> None:
@@ -145,12 +174,13 @@ def _warm(k: Any) -> None:
 
 
 def cache_table(root: str, sample: int | None, seed: int,
-                recorded: dict[str, Any] | None = None,
-                jobs: int = 1) -> list[dict[str, Any]] | None:  # fmt: skip
+                recorded: dict[str, Any] | None = None, jobs: int = 1,
+                races: bool = False) -> list[dict[str, Any]] | None:  # fmt: skip
     """Compile against plan, per kernel of a Triton cache; None after a message. The compile
     is ``recorded`` (``capture.py``'s compile_times.json: the whole compile as Triton timed
     it, on the machine that ran the capture), else the compile from TTGIR on, timed here.
-    ``jobs``: kernels judged at once, each in a process of its own (with recorded times)."""
+    ``jobs``: kernels judged at once, each in a process of its own (with recorded times).
+    ``races``: each kernel judged again with the race check (``plan --races``), timed apart."""
     import random
 
     from alias_spec.plan import batch
@@ -171,25 +201,32 @@ def cache_table(root: str, sample: int | None, seed: int,
     if not found:
         return []
     what = "compile s" if recorded is None else "whole s"
-    print(f"{'kernel':40} {what:>10} {'plan s':>8} {'ratio':>6}  verdict")
+    extra = f" {'races s':>8} {'ratio':>6}" if races else ""
+    print(f"{'kernel':40} {what:>10} {'plan s':>8} {'ratio':>6}{extra}  verdict")
     rows: list[dict[str, Any]] = []
 
-    def row(k: Any, t_c: float, t_p: float, status: str) -> None:
+    def row(k: Any, t_c: float, t_p: float, status: str, t_r: float | None = None,
+            status_r: str | None = None) -> None:  # fmt: skip
         rows.append({"kernel": k.name, "ttgir": os.path.relpath(k.ttgir, root),
                      "compile_s": t_c, "plan_s": t_p, "status": status})  # fmt: skip
-        print(f"{k.name[:40]:40} {t_c:10.3f} {t_p:8.3f} {t_p / t_c:6.2f}  {status}",
+        shown = ""
+        if t_r is not None:
+            rows[-1].update(races_s=t_r, races_status=status_r)
+            shown = f" {t_r:8.3f} {t_r / t_c:6.2f}"
+            status = status if status_r == status else f"{status}, with races {status_r}"
+        print(f"{k.name[:40]:40} {t_c:10.3f} {t_p:8.3f} {t_p / t_c:6.2f}{shown}  {status}",
               flush=True)  # fmt: skip
 
     if recorded is not None:
         times = recorded["kernels"]
-        for k, t_p, status in _judge_all(found, jobs):
-            row(k, times[_recorded_key(root, k)]["compile_s"], t_p, status)
+        for k, judged in _judge_all(found, jobs, races):
+            row(k, times[_recorded_key(root, k)]["compile_s"], *judged)
     else:
         _warm(found[0])  # the plan's imports and its allocation worker, not timed
         for k in found:
             t_c = _compile_ttgir(k)
             if t_c is not None:
-                row(k, t_c, *_judged(k))
+                row(k, t_c, *_judged_both(k, races))
     if rows:
         ratios = sorted(r["plan_s"] / r["compile_s"] for r in rows)
         tc, tp = sum(r["compile_s"] for r in rows), sum(r["plan_s"] for r in rows)
@@ -197,6 +234,15 @@ def cache_table(root: str, sample: int | None, seed: int,
         print(f"plan / compile over {len(ratios)} kernels: median {_pct(ratios, 50):.2f}, "
               f"p90 {_pct(ratios, 90):.2f}, p99 {_pct(ratios, 99):.2f}, "
               f"max {ratios[-1]:.2f}")  # fmt: skip
+        if races:
+            ratios = sorted(r["races_s"] / r["compile_s"] for r in rows)
+            tr = sum(r["races_s"] for r in rows)
+            moved = Counter(f"{r['status']} -> {r['races_status']}" for r in rows)
+            print(f"with races: plan {tr:.1f} s, ratio {tr / tc:.2f}; verdicts "
+                  + ", ".join(f"{n} {k}" for k, n in sorted(moved.items())))  # fmt: skip
+            print(f"plan --races / compile over {len(ratios)} kernels: median "
+                  f"{_pct(ratios, 50):.2f}, p90 {_pct(ratios, 90):.2f}, "
+                  f"p99 {_pct(ratios, 99):.2f}, max {ratios[-1]:.2f}")  # fmt: skip
     return rows
 
 
@@ -205,18 +251,20 @@ def _recorded_key(root: str, k: Any) -> str:
     return f"{os.path.basename(os.path.dirname(k.ttgir))}/{k.name}"
 
 
-def _judge_all(found: list[Any], jobs: int) -> Iterable[tuple[Any, float, str]]:
-    """Each kernel with its plan's seconds and verdict, as each is judged."""
+def _judge_all(found: list[Any], jobs: int,
+               races: bool) -> Iterable[tuple[Any, tuple[Any, ...]]]:  # fmt: skip
+    """Each kernel with its plan's seconds and verdict (``_judged_both``), as each is judged."""
     if jobs <= 1:
         _warm(found[0])
         for k in found:
-            yield (k, *_judged(k))
+            yield k, _judged_both(k, races)
         return
+    import functools
     import multiprocessing
 
+    both = functools.partial(_judged_both, races=races)
     with multiprocessing.get_context("spawn").Pool(jobs, _warm, (found[0],)) as pool:
-        for k, (t, status) in zip(found, pool.imap(_judged, found, chunksize=1), strict=True):
-            yield k, t, status
+        yield from zip(found, pool.imap(both, found, chunksize=1), strict=True)
 
 
 def _compile_ttgir(k: Any) -> float | None:
@@ -334,6 +382,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="with --compile-times: kernels judged at once, one process each",
     )
+    p.add_argument(
+        "--races",
+        action="store_true",
+        help="also time each kernel's plan with the race check (plan --races)",
+    )
     p.add_argument("--out", metavar="FILE", help="also write every row as JSON here")
     args = p.parse_args(argv)
     if args.sample is not None and args.sample < 1:
@@ -357,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache:
         with tempfile.TemporaryDirectory(prefix="bench-plan-") as cache:
             CACHE[:] = [cache]
-            rows = cache_table(args.cache, args.sample, args.seed, recorded, args.jobs)
+            rows = cache_table(args.cache, args.sample, args.seed, recorded, args.jobs, args.races)
         if rows is None:
             return 2
         if args.out:
@@ -377,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
                 import corpus
 
                 names = [k.name for k in corpus.kernels()]
-            rows = compile_table(names, args.repeat)
+            rows = compile_table(names, args.repeat, args.races)
             if rows is None:
                 return 2
             doc["compile"] = rows

@@ -75,3 +75,36 @@ def test_bad_compile_times_is_one_line(tmp_path: Path) -> None:
                          text=True, timeout=120)  # fmt: skip
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "not a compile_times.json" in run.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="needs triton")
+def test_races_time_the_race_check_apart_with_its_verdict(tmp_path: Path) -> None:
+    """--races: each kernel judged twice, the plan and the plan with the race check, each with
+    its verdict. The relayout kernel as built is clean both ways; with its CTA barrier deleted
+    (a race the H200 showed in every launch) it is clean without the race check, a finding
+    with it."""
+    sys.path.insert(0, str(ROOT / "tests" / "plan_cases"))
+    import race_truth
+
+    built = race_truth.compile_cpu()
+    kernels = {}
+    for folder, llir in (("BUILT", built.asm["llir"]),
+                         ("MUTANT", race_truth.without_barrier(built.asm["llir"]))):  # fmt: skip
+        (tmp_path / "cache" / folder).mkdir(parents=True)
+        (tmp_path / "cache" / folder / "relayout.ttgir").write_text(built.asm["ttgir"])
+        (tmp_path / "cache" / folder / "relayout.llir").write_text(llir)
+        kernels[f"{folder}/relayout"] = {"compile_s": 1.0}
+    times = tmp_path / "compile_times.json"
+    times.write_text(json.dumps({"kernels": kernels}))
+    out = tmp_path / "rows.json"
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_plan.py"), "--cache",
+                          str(tmp_path / "cache"), "--compile-times", str(times), "--races",
+                          "--out", str(out)], capture_output=True, text=True,
+                         timeout=600)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    rows = {r["ttgir"].split("/")[0]: r for r in json.loads(out.read_text())["cache"]}
+    assert {k: (r["status"], r["races_status"]) for k, r in rows.items()} == {
+        "BUILT": ("clean", "clean"), "MUTANT": ("clean", "findings")}  # fmt: skip
+    assert all(r["races_s"] > 0 for r in rows.values())
+    assert "plan --races / compile over 2 kernels" in run.stdout
+    assert "1 clean -> findings" in run.stdout

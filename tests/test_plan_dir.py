@@ -524,3 +524,29 @@ def test_a_later_release_dump_warns_in_one_line_in_its_block(tmp_path: Path) -> 
     assert "Warning" not in r.stderr and "warnings.warn" not in r.stderr, r.stderr
     lines = [ln for ln in r.stdout.splitlines() if "warning:" in ln]
     assert len(lines) == 1 and "3.9 or later" in lines[0] and "--python" in lines[0], r.stdout
+
+
+def test_races_in_a_directory_judge_each_kernel_with_its_llvm_ir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--races over a tree: the relayout kernel as Triton built it stays clean, the same kernel
+    with its CTA barrier deleted is a race (the H200 gave wrong values for it in every launch:
+    plan_cases/race_truth_h200.json); without --races neither is asked."""
+    sys.path.insert(0, str(ROOT / "tests" / "plan_cases"))
+    import race_truth
+
+    built = race_truth.compile_cpu()
+    for name, llir in (("built", built.asm["llir"]),
+                       ("mutant", race_truth.without_barrier(built.asm["llir"]))):  # fmt: skip
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "relayout.ttgir").write_text(built.asm["ttgir"])
+        (tmp_path / name / "relayout.llir").write_text(llir)
+    code, out, err = _cli(["plan", str(tmp_path), "--races", "--jobs", "1", "--format",
+                           "json"], capsys)  # fmt: skip
+    assert code == 1 and "Traceback" not in err, err
+    doc = json.loads(out)
+    rules = {Path(k["file"]).parent.name: {f["rule"] for f in k["findings"]}
+             for k in doc["kernels"]}  # fmt: skip
+    assert "plan.race" in rules["mutant"] and not rules["built"], rules
+    code, out, err = _cli(["plan", str(tmp_path), "--jobs", "1"], capsys)
+    assert code == 0, out + err

@@ -138,10 +138,15 @@ def find_kernels(root: str | os.PathLike[str]) -> list[KernelFiles]:
 
 
 def judge_texts(
-    kernel: KernelFiles, ttgir: str, llir: str | None, python: str | None = None
+    kernel: KernelFiles,
+    ttgir: str,
+    llir: str | None,
+    python: str | None = None,
+    races: bool = False,
 ) -> KernelVerdict:
-    """Judge one kernel's texts (the plan, then the lowering against it). Never raises for the
-    kernel's sake: unreadable input or a validator failure is an ``error`` verdict."""
+    """Judge one kernel's texts (the plan, then the lowering against it; ``races``: the race
+    check too, where the LLVM IR is at hand). Never raises for the kernel's sake: unreadable
+    input or a validator failure is an ``error`` verdict."""
     from alias_spec.ir.report import Note
     from alias_spec.plan.api import check_texts
     from alias_spec.plan.output import to_json, to_sarif, to_text
@@ -153,7 +158,14 @@ def judge_texts(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            report = check_texts(ttgir, llir, kernel.ttgir, python, llir_path=kernel.llir)
+            report = check_texts(
+                ttgir,
+                llir,
+                kernel.ttgir,
+                python,
+                llir_path=kernel.llir,
+                races=races and llir is not None,
+            )
         except Exception as exc:  # a validator bug, too, must cost this kernel only
             failure = exc
     said = [" ".join(str(w.message).split()) for w in caught]
@@ -181,7 +193,9 @@ def _error(kernel: KernelFiles, message: str, start: float) -> KernelVerdict:
                          kernel.meta)  # fmt: skip
 
 
-def judge_files(kernel: KernelFiles, python: str | None = None) -> KernelVerdict:
+def judge_files(
+    kernel: KernelFiles, python: str | None = None, races: bool = False
+) -> KernelVerdict:
     """Read a kernel's files and judge them (``judge_texts``)."""
     from alias_spec.ir.inputs import read_text as read_input
 
@@ -191,7 +205,7 @@ def judge_files(kernel: KernelFiles, python: str | None = None) -> KernelVerdict
         llir = read_input(kernel.llir) if kernel.llir is not None else None
     except ValueError as exc:
         return _error(kernel, str(exc), start)
-    return judge_texts(kernel, ttgir, llir, python)
+    return judge_texts(kernel, ttgir, llir, python, races)
 
 
 # --- judging many on this machine -------------------------------------------------------------
@@ -220,8 +234,8 @@ def _serve(conn: Any, parent: int) -> None:
             return
         if task is None:
             return
-        index, kernel, python = task
-        conn.send((index, judge_files(kernel, python)))
+        index, kernel, python, races = task
+        conn.send((index, judge_files(kernel, python, races)))
 
 
 class _Worker:
@@ -251,8 +265,10 @@ def judge_kernels(
     jobs: int | None = None,
     python: str | None = None,
     timeout: float = TIMEOUT_S,
+    races: bool = False,
 ) -> Iterator[tuple[int, KernelVerdict]]:
-    """Judge ``kernels`` on ``jobs`` worker processes (default: every core), yielding
+    """Judge ``kernels`` on ``jobs`` worker processes (default: every core; ``races``: the race
+    check too), yielding
     ``(index in kernels, verdict)`` as each is done. A kernel past ``timeout`` seconds, or whose
     worker dies, is an ``error``. Closing the iterator (or an exception in its consumer, such as
     KeyboardInterrupt) kills the workers."""
@@ -273,7 +289,7 @@ def judge_kernels(
                 if w.task is None and todo:
                     index, kernel = todo.pop()
                     w.task = (index, kernel, time.monotonic() + timeout)
-                    w.conn.send((index, kernel, python))
+                    w.conn.send((index, kernel, python, races))
             busy = [w for w in workers if w.task is not None]
             next_deadline = min(w.task[2] for w in busy if w.task is not None)
             ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy],
@@ -320,9 +336,9 @@ class RayUnavailable(Exception):
 
 
 def _judge_task(kernel: dict[str, Any], ttgir: str, llir: str | None,
-                python: str | None) -> dict[str, Any]:  # fmt: skip
+                python: str | None, races: bool = False) -> dict[str, Any]:  # fmt: skip
     """A Ray task: judge the texts shipped to it (the cluster's nodes need not see our files)."""
-    return asdict(judge_texts(KernelFiles(**kernel), ttgir, llir, python))
+    return asdict(judge_texts(KernelFiles(**kernel), ttgir, llir, python, races))
 
 
 def _probe(address: str, timeout: float = 10.0) -> None:
@@ -347,6 +363,7 @@ def judge_on_ray(
     python: str | None = None,
     timeout: float = TIMEOUT_S,
     in_flight: int | None = None,
+    races: bool = False,
 ) -> Iterator[tuple[int, KernelVerdict]]:
     """Judge ``kernels`` as tasks on the Ray cluster at ``address`` (``HOST:PORT`` of its head,
     ``ray://HOST:PORT`` through Ray Client, or ``auto``); each node needs this package with the
@@ -384,7 +401,7 @@ def judge_on_ray(
                 except ValueError as exc:
                     yield index, _error(kernel, str(exc), time.perf_counter())
                     continue
-                ref = task.remote(asdict(kernel), ttgir, llir, python)
+                ref = task.remote(asdict(kernel), ttgir, llir, python, races)
                 # The deadline counts from submission: a task waiting for a free CPU uses it too,
                 # so the limit keeps at most a few tasks queued.
                 pending[ref] = (index, kernel, time.monotonic() + timeout)
@@ -565,15 +582,16 @@ def judge_dir(
     timeout: float = TIMEOUT_S,
     ray: str | None = None,
     progress: Callable[[KernelVerdict], None] | None = None,
+    races: bool = False,
 ) -> list[KernelVerdict]:
     """Every kernel under ``root`` judged (``find_kernels``), in path order: on ``jobs``
     processes here, or on the Ray cluster at ``ray``. BatchInputError for a directory without
     kernels, RayUnavailable when Ray cannot be used."""
     kernels = find_kernels(root)
     if ray is not None:
-        stream = judge_on_ray(kernels, ray, python, timeout)
+        stream = judge_on_ray(kernels, ray, python, timeout, races=races)
     else:
-        stream = judge_kernels(kernels, jobs, python, timeout)
+        stream = judge_kernels(kernels, jobs, python, timeout, races)
     verdicts: list[KernelVerdict | None] = [None] * len(kernels)
     with contextlib.closing(stream):  # its finally stops the workers at once
         for index, verdict in stream:

@@ -23,14 +23,17 @@ carried through loops, branches, partitions and calls), widened over loops.
 Findings: two buffers live at once that share bytes (plan.overlap), a buffer outside
 ttg.shared or its call frame (plan.bounds), an LLVM IR address outside its function's range
 (lowering.outside: the kernel's [0, ttg.shared), a callee's frame at each call site).
-With --races (and --llir): two threads of a CTA touching a shared byte with no CTA barrier
-between them, one writing (plan.race, with the byte and the two thread ids); asynchronous
-accesses (cp.async, TMA, wgmma, mbarrier) and named barriers are notes, not judged.
+With --races (and --llir): two threads of a CTA touching a shared byte with nothing ordering
+them, one writing (plan.race, with the byte and the two thread ids): no CTA barrier between
+them, an asynchronous access (cp.async, TMA, wgmma) still in flight, an mbarrier waited on the
+wrong phase, or a generic write read through the async proxy with no proxy fence
+(plan.race.proxy). What it cannot decide is a note naming the pair (partial), never clean.
 
 DIR (a Triton cache, or any tree of NAME.ttgir with NAME.llir beside it): every kernel judged,
-on --jobs processes (default: every core) or on the Ray cluster at --ray; each kernel that is
-not clean is reported, then one table: per kernel name, how many were clean, partial, had
-findings or could not be judged (error). A progress bar on a terminal's stderr.
+on --jobs processes (default: every core) or on the Ray cluster at --ray (--races: each with
+the LLVM IR beside it); each kernel that is not clean is reported, then one table: per kernel
+name, how many were clean, partial, had findings or could not be judged (error). A progress
+bar on a terminal's stderr.
 
 Exit status: 0 proved clean, 1 findings, 2 unreadable input (one line on stderr),
 3 partly judged (something not modelled or not bounded: the notes say what). For DIR: 1 any
@@ -113,10 +116,11 @@ def run_dir(
     ray: str | None = None,
     timeout: float | None = None,
     progress: bool | None = None,
+    races: bool = False,
 ) -> int:
     """``alias-spec plan DIR``: every kernel judged, the reports and the summary printed;
     returns the exit status. ``progress``: None shows it as stderr allows (a bar on a
-    terminal, a line every 30 s elsewhere), False never."""
+    terminal, a line every 30 s elsewhere), False never; ``races``: the race check too."""
     from alias_spec.plan import batch
 
     try:
@@ -125,8 +129,9 @@ def run_dir(
         _error(str(exc))
         return 2
     bar = batch.Progress(len(kernels)) if progress is not False else None
-    stream = (batch.judge_on_ray(kernels, ray, python, timeout or batch.TIMEOUT_S) if ray else
-              batch.judge_kernels(kernels, jobs, python, timeout or batch.TIMEOUT_S))  # fmt: skip
+    limit = timeout or batch.TIMEOUT_S
+    stream = (batch.judge_on_ray(kernels, ray, python, limit, races=races) if ray else
+              batch.judge_kernels(kernels, jobs, python, limit, races))  # fmt: skip
     found: list[batch.KernelVerdict | None] = [None] * len(kernels)
     previous = _term_stops()
     try:
@@ -195,10 +200,8 @@ def command(args: argparse.Namespace) -> int:
             _error(f"{args.file} is a directory: each kernel's .llir is the one beside its "
                    ".ttgir (--llir is for one kernel)")  # fmt: skip
             return 2
-        if args.races:
-            _error("--races judges one kernel at a time (with its --llir)")
-            return 2
-        return run_dir(args.file, args.python, args.format, args.jobs, args.ray, args.timeout)
+        return run_dir(args.file, args.python, args.format, args.jobs, args.ray, args.timeout,
+                       races=args.races)  # fmt: skip
     for option, value in (("--jobs", args.jobs), ("--ray", args.ray), ("--timeout", args.timeout)):
         if value is not None:
             _error(f"{option} is for a directory of kernels, and {_shown(args.file)} is not one")
@@ -252,7 +255,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--races",
         action="store_true",
         help="also prove that no two threads of a CTA touch a shared byte unordered (a write "
-        "among them, no CTA barrier between); reads --llir",
+        "among them, nothing ordering them); reads --llir, or in DIR each kernel's .llir",
     )
     p.add_argument(
         "--jobs",
