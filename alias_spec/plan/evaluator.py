@@ -487,6 +487,10 @@ class Evaluator:
     def _phi(self, ins: Instruction) -> Value:
         name, idx = ins.name or f"%{ins.index}", ins.index
         width = int_width(ins.type)
+        vec = VECTOR.fullmatch(ins.type.strip())
+        if (width is None and vec is not None and ins.operands
+                and len(ins.incoming) == len(ins.operands)):  # fmt: skip
+            return self._vector_phi(ins, int(vec.group(1)), int_width(vec.group(2)) or WIDTH)
         if width is None or not ins.operands or len(ins.incoming) != len(ins.operands):
             v = self._opaque(width or WIDTH, "phi")
             self.cache[idx] = v
@@ -511,23 +515,52 @@ class Evaluator:
             v = self._opaque(width, "phi")
             self.cache[idx] = v
             return v
+        v = self._joined(ins, var, incs, reached, name)
+        self.cache[idx] = v
+        return v
+
+    def _joined(self, ins: Instruction, var: z3.BitVecRef, incs: list[Value], reached: set[int],
+                name: str) -> Value:  # fmt: skip
+        """The phi ``var`` (a value, or one lane of a vector) over its incoming values."""
         smem = any(v.smem for v in incs)
         header = any((frm, ins.block) in self.back_edges for frm in ins.incoming)
-        if not header and idx not in reached:
+        if not header and ins.index not in reached:
             # A merge: the phi is one of its incoming values, all of this same iteration.
-            fitted = [fit(v.expr, width) for v in incs]  # type: ignore[arg-type]
+            fitted = [fit(v.expr, var.size()) for v in incs]  # type: ignore[arg-type]
             self._defines[len(self.constraints)] = str(var)
             self.constraints.append(z3.Or([var == f for f in fitted]))
             self.var_merge[str(var)] = fitted
-            v = Value(var, smem, any(v.opaque for v in incs))
-        else:
-            # Carried around a loop: its value comes from an earlier iteration, so it is known
-            # by the bounds the loop keeps it in (if any are found), never by an equation.
-            edges = [(frm, ins.block) for frm in ins.incoming]
-            self.deferred[str(var)] = (var, incs, edges, name)
-            v = Value(var, smem, True)
-        self.cache[idx] = v
-        return v
+            return Value(var, smem, any(v.opaque for v in incs))
+        # Carried around a loop: its value comes from an earlier iteration, so it is known
+        # by the bounds the loop keeps it in (if any are found), never by an equation.
+        edges = [(frm, ins.block) for frm in ins.incoming]
+        self.deferred[str(var)] = (var, incs, edges, name)
+        return Value(var, smem, True)
+
+    def _vector_phi(self, ins: Instruction, n: int, width: int) -> Value:
+        """A phi of integer vectors, lane by lane: LLVM packs several ring counters of a
+        pipelined loop into one vector (each lane a slot index, wrapped by a lane-wise select),
+        so each lane is a phi of its own. A lane some incoming value does not know is unknown."""
+        name, idx = ins.name or f"%{ins.index}", ins.index
+        self.fresh += 1
+        lanes = [z3.BitVec(f"{name}[{i}].{self.fresh}", width) for i in range(n)]
+        out = self._opaque(WIDTH, "vec")
+        out.fields = {i: Value(var, False, True) for i, var in enumerate(lanes)}
+        self.cache[idx] = out  # before its incoming values: a loop reaches it through them
+        self.pending.add(idx)
+        self.hits.append(set())
+        active, self.active = self.active, set()
+        try:
+            incs = [self.operand(o) for o in ins.operands]
+        finally:
+            self.active = active
+            reached = self.hits.pop()
+            self.pending.discard(idx)
+        for i, var in enumerate(lanes):
+            got = [(v.fields or {}).get(i) for v in incs]
+            if all(g is not None and isinstance(g.expr, z3.BitVecRef) for g in got):
+                out.fields[i] = self._joined(ins, var, got, reached, f"{name}[{i}]")  # type: ignore[arg-type]
+        return out
 
     def _check(self, s: z3.Solver) -> Any:
         r = s.check()
@@ -773,6 +806,10 @@ class Evaluator:
             return self.operand(ops[0])
         if op in _CASTS and ops:
             return self._cast(op, ops[0], ins.type)
+        if op == "select" and len(ops) == 3 and VECTOR.fullmatch(ins.type.strip()):
+            return self._lanewise(ops[1], ops[2], ops[0], "select")
+        if op == "icmp" and len(ops) == 2 and VECTOR.fullmatch(ops[0].type.strip()):
+            return self._lanewise(ops[0], ops[1], None, ins.predicate)
         if op == "select" and len(ops) == 3:
             cond = self.operand(ops[0])
             a, b = self.operand(ops[1]), self.operand(ops[2])
@@ -828,6 +865,30 @@ class Evaluator:
             out.fields = {o: self.operand(ops[i]) for o, i in tied.items() if i < len(ops)}
             return out
         return self._opaque(width, "x")
+
+    def _lanewise(self, a_op: Operand, b_op: Operand, c_op: Operand | None, how: str) -> Value:
+        """A vector ``select`` (``how``; ``c_op``: its condition, a vector or one i1 for all
+        lanes) or ``icmp`` (``how``: its predicate), lane by lane, for the lanes known."""
+        a, b = self.operand(a_op), self.operand(b_op)
+        cond = self.operand(c_op) if c_op is not None else None
+        out = self._opaque(WIDTH, "vec")
+        out.fields = {}
+        for i in set(a.fields or {}) & set(b.fields or {}):
+            x, y = (a.fields or {})[i], (b.fields or {})[i]
+            if not (isinstance(x.expr, z3.BitVecRef) and isinstance(y.expr, z3.BitVecRef)):
+                continue
+            w = max(x.expr.size(), y.expr.size())
+            ex, ey = fit(x.expr, w), fit(y.expr, w)
+            if cond is None:
+                if how in _PREDS:
+                    out.fields[i] = Value(_PREDS[how](ex, ey), False, x.opaque or y.opaque)
+                continue
+            c = cond if cond.fields is None else cond.fields.get(i)
+            if c is None or not isinstance(c.expr, z3.BoolRef):
+                continue
+            out.fields[i] = Value(z3.If(c.expr, ex, ey), x.smem or y.smem,
+                                  c.opaque or x.opaque or y.opaque)  # fmt: skip
+        return out
 
     def _shuffle(self, ins: Instruction) -> Value:
         """Lane i of the result is lane mask[i] of the two inputs laid end to end; a poison or
