@@ -2,7 +2,8 @@
 
 Two accesses race when two different threads may make them to a common byte, at least one
 writes (two atomics do not race), and nothing orders them. Between CTA barriers
-(``barrier.sync 0`` in any of its LLVM forms) every thread runs its own way, so two accesses
+(``barrier.sync`` of every thread, any id, in any of its LLVM forms) every thread runs its own
+way, so two accesses
 are unordered exactly when a path of the function's control flow leads from one to the other
 without passing a barrier; a path around a loop's back edge puts them in different iterations.
 Asynchronous accesses (cp.async, TMA stores, wgmma operands) are in flight from their issue to
@@ -47,12 +48,26 @@ loop counter, or a cp.async may write the bytes read (then a note). The other wa
 fence: an asynchronous write is read through the generic proxy after the wait that completes
 it, an asynchronous read is retired by its ``wait_group`` before a generic write.
 
+Warp-specialized partitions (``partitions.py``: which warps may run each block, from the
+branches on the warp id and the state table Triton's workers switch on; the warps that run the
+same blocks are a partition): inside one partition the pairs are those of a walk over its own
+blocks, stopped by the barriers that order two of its threads (a whole-CTA one, or a counted
+one proved to take every warp that may reach its id), the two thread ids held to its warps.
+Two threads of different partitions are ordered where, on every way to each access, they
+passed different numbers of some whole-CTA barrier's instances (neither access in flight);
+otherwise only an mbarrier protocol could order them, not followed across partitions, so a
+possible common byte is undecided, never a finding. A partitioned function's mbarriers are
+not followed (its operations run in several partitions).
+
 What is not judged is a note (the verdict is partial), never clean: TMA loads and mbarrier
 operations on an mbarrier not followed (with the reason: a computed address outside a
 followed ring, a parity not proved, counts or bytes that do not add up, calls or accesses not
 read in the function), a ring load's pair with a common byte or in no known iteration, a
-pair across the proxies not decided (above), named or counted barriers
-(warp-specialized partitions), calls to functions that touch shared memory, an access whose
+pair across the proxies not decided (above), the pairs a named or counted barrier not proved
+to order would order (a common byte there is undecided: a count or id not constant, a count
+that fits no warps, one id with two counts, an arrive), a pair of two partitions not told
+apart by a whole-CTA barrier with a possible common byte, calls to functions that touch shared
+memory, an access whose
 address is not bounded, a pair over two loop-carried values (a pipeline's read and write slots:
 their relation is not followed), an asynchronous access in flight into a later iteration or
 over a loop-carried slot that may meet the other (asked with no value shared but the kernel's
@@ -73,7 +88,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -81,6 +96,7 @@ from alias_spec.ir.llir import Function, Instruction
 from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.guards import dominators
 from alias_spec.plan.mbarrier import Phases, Ring, RingLoad, follow
+from alias_spec.plan.partitions import Partitions, apart, counts, partitions, span
 from alias_spec.plan.plan import Finding, Note, Report
 from alias_spec.plan.proxy import unfenced
 from alias_spec.plan.ring import NAME, UNIFORM, Subst, at, elected, iteration, runs, within
@@ -91,10 +107,6 @@ PROXY_RULE = "plan.race.proxy"  # a generic access and an asynchronous one, no p
 MAX_PAIRS = 4_000  # unordered pairs judged per function; past it: a note
 PAIR_TIMEOUT_MS = 2_000  # one pair's question
 BUDGET_S = 30.0  # a function's pairs together; those left past it: a note
-_CTA_CALLS = ("llvm.nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all",
-              "llvm.nvvm.barrier.cta.sync.all")  # fmt: skip
-_BARRIER_ASM = re.compile(r"\b(?:bar|barrier)(?:\.cta)?\.(?:sync|red|arrive)\b")
-_CTA_ASM = re.compile(r"^\s*(?:bar|barrier)(?:\.cta)?\.sync(?:\.aligned)?\s+0\s*;?\s*$")
 # Generic-proxy accesses the check orders, by the start of ``Access.kind``: reads, writes,
 # atomics. A tensor map built in shared memory: ``tensormap.replace`` writes the whole 128-byte
 # object (a weak generic-proxy write), ``tensormap.cp_fenceproxy`` copies it out to global
@@ -184,22 +196,6 @@ def _step(ins: Instruction, group: _Group) -> int | None:
     return None
 
 
-def barrier(ins: Instruction) -> str | None:
-    """ "cta" for a barrier of the whole CTA, "other" for a named or counted one (or an arrive),
-    None for an instruction that is no barrier."""
-    callee = ins.callee.name if ins.callee is not None else ""
-    text = ins.text if "asm" in ins.text else ""
-    if callee.startswith(_CTA_CALLS):
-        args = ins.operands
-        return "cta" if not args or all(a.value == 0 for a in args) else "other"
-    if callee.startswith("llvm.nvvm.barrier"):
-        return "other"
-    if text and _BARRIER_ASM.search(text):
-        asm = text.split('"')[1] if text.count('"') >= 2 else text
-        return "cta" if _CTA_ASM.match(asm.replace("\\0A", "").replace("\\09", " ")) else "other"
-    return None
-
-
 @dataclass(frozen=True)
 class _Party:
     """One side of a pair: an access (what is reported) and the bytes it touches, [lo, hi)
@@ -228,6 +224,8 @@ class _Pair:
     # question through the closed forms of the loop's phis; None otherwise.
     shift: int | None = None
     inside: bool = False  # that load is in the loop
+    # Warp-specialized partitions: the warps each thread may be of (None: any).
+    warps: tuple[frozenset[int], frozenset[int]] | None = None
 
 
 MAX_SHIFT = 64  # iterations a ring load's pairs may lie after it (its wait's lag, below the ring)
@@ -236,12 +234,14 @@ _CAP = 8  # groups counted past an access's own (a wait leaves at most a few pen
 
 def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
               loops: set[tuple[int, int]], phases: Phases | None = None,
-              ev: Evaluator | None = None) -> list[_Pair]:  # fmt: skip
+              ev: Evaluator | None = None,
+              blocks: set[int] | None = None) -> list[_Pair]:  # fmt: skip
     """Every pair of parties with a path from the first to the second that no barrier orders:
     none between them, or, from an asynchronous access, none after the wait that retires it
     (while it is in flight, barriers do not order it). A TMA load is retired by a wait that
     closes its round (``phases``); the accesses that wait dominates, in the same iteration,
-    are then ordered for every thread that makes them (each waited itself)."""
+    are then ordered for every thread that makes them (each waited itself). ``blocks``: the
+    walk keeps to these (a partition's)."""
     where = {i: (b.index, k) for b in fn.blocks for k, i in enumerate(b.instructions)}
     headers = {n for _, n in loops}
     idom = dominators(fn) if phases is not None and phases.loads else {}
@@ -316,7 +316,7 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                     # Retired, and out of the loop: the accesses the wait dominates are ordered.
                     s, w = step, wait if step >= 0 or done else w
                 state = (n, done, commits, c, w, s)
-                if n >= 0 and state not in visited:
+                if n >= 0 and state not in visited and (blocks is None or n in blocks):
                     visited.add(state)
                     todo.append((n, 0, done, commits, c, w, s))
         for other, flags in reached.items():
@@ -414,13 +414,15 @@ def _second_thread(exprs: list[z3.ExprRef], tid: z3.ExprRef,
 def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = frozenset(),
              any_thread: bool = False,
              forms: tuple[Subst, Subst] | None = None,
-             ring: list[z3.BoolRef] | None = None) -> tuple[str, dict[str, int]]:  # fmt: skip
+             ring: list[z3.BoolRef] | None = None,
+             warps: tuple[frozenset[int], frozenset[int]] | None = None,
+             ) -> tuple[str, dict[str, int]]:  # fmt: skip
     """("sat", witness), ("unsat", {}) or ("unknown", {}) for two threads making ``pa`` and
     ``pb`` to a common byte (``same``: phis both threads see with one value); two of
     different warps unless ``any_thread`` (``pa`` still in flight: program order does not
     order it, even in its own thread). ``forms``: the loop's phis as closed forms of the
     iteration number, in ``pa``'s iteration and in ``pb``'s, and ``ring`` what is known of
-    that number (a ring load's pairs)."""
+    that number (a ring load's pairs); ``warps``: the warps each thread may be of."""
     a, b = pa.access, pb.access
     fa, fb = forms if forms is not None else ([], [])
     first = [pa.lo, pa.hi] + ([a.cond] if a.cond is not None else [])
@@ -452,6 +454,9 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = froze
     warp = z3.BitVecVal(5, tid.size())
     if not any_thread:
         s.add(z3.LShR(tid, warp) != z3.LShR(tid2, warp))
+    if warps is not None:
+        for t, ws in zip((tid, tid2), warps, strict=True):
+            s.add(z3.Or([z3.LShR(t, warp) == w for w in sorted(ws)]))
     s.add(z3.ULT(lo_a, hi_b), z3.ULT(lo_b, hi_a))
     r = s.check()
     if r != z3.sat:
@@ -533,14 +538,8 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     by_line: dict[int, int] = {}
     for ins in fn.instructions:
         by_line.setdefault(ins.line, ins.index)
-    barriers: set[int] = set()
-    other_barriers = []
-    for ins in fn.instructions:
-        kind = barrier(ins)
-        if kind == "cta":
-            barriers.add(ins.index)
-        elif kind == "other":
-            other_barriers.append(ins)
+    # Which warps run which blocks (warp-specialized partitions) and what each barrier orders.
+    parts = partitions(fn)
     calls = [ins for ins in fn.instructions if ins.callee is not None
              and ins.callee.name in defined]  # fmt: skip
     where = f"@{fn.name}"
@@ -554,16 +553,19 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     unread = any(n.kind == "lowering.unread" and n.message.startswith(where + ":")
                  for n in report.notes)  # fmt: skip
     blocked = ("it calls functions that may touch them" if calls else
-               "the function has shared accesses not read" if unread else "")  # fmt: skip
+               "the function has shared accesses not read" if unread else
+               "its warp-specialized partitions share its mbarriers (their order across "
+               "partitions is not followed)" if parts.split else "")  # fmt: skip
     phases = follow(fn, found, ev, lambda a: _issuers(a, fn, ev, counters), blocked)
     at, unjudged = _parties(found, by_line, phases)
-    if other_barriers:
-        ins = other_barriers[0]
-        report.notes.append(Note("race.unjudged", f"{where}: races not judged: it has named or "
-                                 f"counted barriers (LLVM IR line {ins.line}: warp-specialized "
-                                 "partitions), whose pairing is not followed", ins.line,
-                                 ins.column, fn.name))  # fmt: skip
-        return 0
+    if parts.unproved:
+        i = parts.culprit()
+        why, ins = parts.unproved[i], fn.instructions[i]
+        more = f" (and {len(parts.unproved) - 1} more)" if len(parts.unproved) > 1 else ""
+        report.notes.append(Note("race.unjudged", f"{where}: the pairs its named or counted "
+                                 f"barriers would order are not judged: the barrier at LLVM IR "
+                                 f"line {ins.line}{more} is not proved to order them: {why}",
+                                 ins.line, ins.column, fn.name))  # fmt: skip
     if calls:
         report.notes.append(Note("race.unjudged", f"{where}: races not judged across its calls "
                                  f"(@{calls[0].callee.name} at LLVM IR line {calls[0].line})",
@@ -583,7 +585,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  f"map operations, unbounded ones: {', '.join(kinds[:4])}"
                                  f"{', ...' if len(kinds) > 4 else ''})", unjudged[0].line,
                                  unjudged[0].column, fn.name))  # fmt: skip
-    pairs = [p for p in unordered(fn, at, barriers, loops, phases, ev) if _conflict(p)]
+    pairs = [p for p in _unordered(fn, at, parts, loops, phases, ev) if _conflict(p)]
     if len(pairs) > MAX_PAIRS:
         report.notes.append(Note("race.unjudged", f"{where}: {len(pairs)} unordered pairs of "
                                  f"shared accesses; the first {MAX_PAIRS} judged", fn.line, 1,
@@ -642,16 +644,27 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
             continue  # apart as any two values of the phis: no need of their forms
         verdict, w = _overlap(p.first, p.second, ev, same | {NAME} if same else same,
                               any_thread=pending, forms=both,
-                              ring=[within(iteration(), MAX_SHIFT)])  # fmt: skip
+                              ring=[within(iteration(), MAX_SHIFT)], warps=p.warps)  # fmt: skip
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque or bool(closed)
         if verdict == "unknown" or (verdict == "sat" and (opaque or loose or p.late)):
             undecided.append(p)
         elif verdict == "sat":
             _finding(fn, p, w, report)
             return len(pairs)  # one race a function: the first, with its witness
+    across, crossing = _across(fn, at, parts, ev, deadline) if parts.split else (0, [])
     judged, unsure, found = _judge_proxies(fn, at, loops, ev, counters, report, deadline)
+    judged += across
     if found:
         return len(pairs) + judged
+    if crossing:
+        a, b = crossing[0].first.access, crossing[0].second.access
+        g1, g2 = crossing[0].warps or (frozenset(), frozenset())
+        report.notes.append(Note("race.unjudged", f"{where}: {len(crossing)} pairs of accesses by "
+                                 "two warp-specialized partitions not ordered by a barrier of "
+                                 "the whole CTA (mbarriers may order them: not followed across "
+                                 f"partitions), the first the {a.kind} at LLVM IR line {a.line} "
+                                 f"({span(g1)}) and the {b.kind} at line {b.line} ({span(g2)})",
+                                 a.line, a.column, fn.name))  # fmt: skip
     if unsure:
         a, b = unsure[0].first.access, unsure[0].second.access
         report.notes.append(Note("race.unjudged", f"{where}: {len(unsure)} pairs of a generic "
@@ -666,6 +679,58 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  f"and the {b.kind} at line {b.line}", a.line, a.column,
                                  fn.name))  # fmt: skip
     return len(pairs) + judged
+
+
+def _unordered(fn: Function, at: dict[int, list[_Party]], parts: Partitions,
+               loops: set[tuple[int, int]], phases: Phases,
+               ev: Evaluator) -> list[_Pair]:  # fmt: skip
+    """``unordered`` for each group of warps that run the same blocks (one where the function
+    is not partitioned), over the blocks it runs and the barriers that order two of its
+    threads; a pair of a group an unproved barrier may be reached by is undecided at best
+    (``late``: a common byte is no finding)."""
+    if not parts.split:
+        everyone = frozenset(range(parts.warps))
+        pairs = unordered(fn, at, parts.orders(everyone), loops, phases, ev)
+        return [replace(p, late=True) for p in pairs] if parts.loose(everyone) else pairs
+    out: list[_Pair] = []
+    for g in parts.groups:
+        blocks = parts.blocks(g)
+        mine = {i: ps for i, ps in at.items() if fn.instructions[i].block in blocks}
+        loose = bool(parts.loose(g))
+        for p in unordered(fn, mine, parts.orders(g), loops, phases, ev, blocks):
+            out.append(replace(p, late=p.late or loose, warps=(g, g)))
+    return out
+
+
+def _across(fn: Function, at: dict[int, list[_Party]], parts: Partitions, ev: Evaluator,
+            deadline: float) -> tuple[int, list[_Pair]]:  # fmt: skip
+    """The pairs of two threads of different groups (partitions): ordered where the two
+    passed different numbers of a whole-CTA barrier's instances on every way there (neither
+    in flight), or where no two such threads touch a common byte; the rest are undecided
+    (an mbarrier protocol may order them: not followed across partitions), never a finding.
+    Returns the pairs asked and those undecided."""
+    wanted = set(at)
+    seen = {g: counts(fn, parts, g, wanted) for g in parts.groups}
+    asked = 0
+    undecided: list[_Pair] = []
+    for k, g1 in enumerate(parts.groups):
+        for g2 in parts.groups[k + 1 :]:
+            for i, c1 in sorted(seen[g1].items()):
+                for j, c2 in sorted(seen[g2].items()):
+                    for a in at[i]:
+                        for b in at[j]:
+                            p = _Pair(a, b, False, warps=(g1, g2))
+                            if not _conflict(p):
+                                continue
+                            if not (a.group or b.group) and apart(c1, c2):
+                                continue  # a whole-CTA barrier between them on every path
+                            asked += 1
+                            if asked > MAX_PAIRS or time.monotonic() > deadline:
+                                undecided.append(p)
+                                continue
+                            if _overlap(a, b, ev, warps=p.warps)[0] != "unsat":
+                                undecided.append(p)
+    return asked, undecided
 
 
 def _judge_proxies(fn: Function, at: dict[int, list[_Party]], loops: set[tuple[int, int]],
@@ -794,6 +859,8 @@ def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
     src = f" (kernel source {a.dbg} and {b.dbg})" if a.dbg or b.dbg else ""
     values = {"byte": w["byte"], "threads": [t1, t2], "lines": [a.line, b.line],
               "sources": [a.dbg, b.dbg], "crossed_loop": p.crossed}  # fmt: skip
+    if p.warps:
+        values["warps"] = sorted(p.warps[0])
     if p.first.group is _TMA_LOAD:
         buf = _buffer(a, w["byte"])
         values["buffer"] = buf
@@ -802,9 +869,11 @@ def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
                 f"{b.line} by thread {t2} touches it{when} before any wait on the mbarrier "
                 f"phase the load completes{src}")  # fmt: skip
     else:
+        # In a warp-specialized partition: no barrier of the whole CTA nor of its warps.
+        which = f"barrier of the partition of {span(p.warps[0])}" if p.warps else "CTA barrier"
         text = (f"@{fn.name}: the {a.kind} at LLVM IR line {a.line} by thread {t1} and the "
                 f"{b.kind} at line {b.line} by thread {t2} touch shared byte {w['byte']}"
-                f"{when} with no CTA barrier between them{src}")  # fmt: skip
+                f"{when} with no {which} between them{src}")  # fmt: skip
     report.findings.append(Finding("plan.race", text, fn.name, a.line, a.column, a.dbg, values))
 
 
