@@ -959,6 +959,13 @@ class Evaluator:
                 less = z3.ULT(x, y) if mm.group(1) == "u" else x < y
                 pick = z3.If(less, x, y) if mm.group(2) == "min" else z3.If(less, y, x)
                 return Value(pick, a.smem or b.smem, a.opaque or b.opaque)
+        if re.fullmatch(r"llvm\.bitreverse\.i\d+", callee) and len(args) == 1:
+            # Bit i is bit w-1-i (Triton's swizzles of a layout's lane bits use it).
+            x = self.operand(args[0])
+            if isinstance(x.expr, z3.BitVecRef):
+                e, n = x.expr, x.expr.size()
+                bits = [z3.Extract(i, i, e) for i in range(n)]
+                return Value(z3.Concat(*bits) if n > 1 else e, False, x.opaque)
         return self._opaque(width, "x")
 
 
