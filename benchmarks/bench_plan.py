@@ -18,12 +18,14 @@ not at hand: per kernel, the compile from its TTGIR on (``triton.compile`` of th
 LLVM IR, PTX and ptxas for sm_90; the frontend and the TTIR and TTGIR passes are left out, so
 the compile is undercounted and the ratio overstated) against the plan of the kernel as
 ``alias-spec plan DIR`` judges it (``batch.judge_texts``, the allocation recovered included).
-``--sample N`` judges N kernels drawn with ``--seed`` (default: all). ``--compile-times
-FILE`` takes each kernel's whole compile (the frontend and every stage, as Triton's compilation
-listener timed it) from the ``compile_times.json`` that ``capture.py`` wrote while the kernels
-were compiled, instead of compiling the TTGIR here: the ratio of the target, when the plan is
-timed on the machine that compiled (``--jobs N``: N kernels judged at once, one process each;
-run on a machine with more cores than N, so that each plan has a core of its own).
+``--sample N`` judges N kernels drawn with ``--seed`` (default: all); ``--repeat N`` keeps the
+best of N runs of each (default 1 here), so that a load spike costs a run, not a ratio.
+``--compile-times FILE`` takes each kernel's whole compile (the frontend and every stage, as
+Triton's compilation listener timed it) from the ``compile_times.json`` that ``capture.py``
+wrote while the kernels were compiled, instead of compiling the TTGIR here: the ratio of the
+target, when the plan is timed on the machine that compiled (``--jobs N``: N kernels judged at
+once, one process each; run on a machine with more cores than N, so that each plan has a core
+of its own).
 ``--races`` (either table) also times each kernel's plan with the race check (``plan --races``:
 the same validation and every pair of shared accesses judged), apart, with its verdict, and
 prints that distribution too.
@@ -160,11 +162,13 @@ def _judged(k: Any, races: bool = False) -> tuple[float, str]:
     return time.perf_counter() - t0, verdict.status
 
 
-def _judged_both(k: Any, races: bool) -> tuple[float, str, float | None, str | None]:
-    """The plan's seconds and verdict, then (``races``) those with the race check too (in a
-    worker process with --jobs)."""
-    t_p, status = _judged(k)
-    t_r, status_r = _judged(k, True) if races else (None, None)
+def _judged_both(k: Any, races: bool,
+                 repeat: int = 1) -> tuple[float, str, float | None, str | None]:  # fmt: skip
+    """The plan's seconds (the best of ``repeat`` runs) and verdict, then (``races``) those
+    with the race check too (in a worker process with --jobs)."""
+    t_p, status = min(_judged(k) for _ in range(max(1, repeat)))
+    t_r, status_r = (min(_judged(k, True) for _ in range(max(1, repeat))) if races else
+                     (None, None))  # fmt: skip
     return t_p, status, t_r, status_r
 
 
@@ -175,12 +179,14 @@ def _warm(k: Any) -> None:
 
 def cache_table(root: str, sample: int | None, seed: int,
                 recorded: dict[str, Any] | None = None, jobs: int = 1,
-                races: bool = False) -> list[dict[str, Any]] | None:  # fmt: skip
+                races: bool = False, repeat: int = 1) -> list[dict[str, Any]] | None:  # fmt: skip
     """Compile against plan, per kernel of a Triton cache; None after a message. The compile
     is ``recorded`` (``capture.py``'s compile_times.json: the whole compile as Triton timed
     it, on the machine that ran the capture), else the compile from TTGIR on, timed here.
     ``jobs``: kernels judged at once, each in a process of its own (with recorded times).
-    ``races``: each kernel judged again with the race check (``plan --races``), timed apart."""
+    ``races``: each kernel judged again with the race check (``plan --races``), timed apart.
+    ``repeat``: each time the best of that many runs (a load spike of the machine costs one
+    run, not the kernel's ratio)."""
     import random
 
     from alias_spec.plan import batch
@@ -219,14 +225,14 @@ def cache_table(root: str, sample: int | None, seed: int,
 
     if recorded is not None:
         times = recorded["kernels"]
-        for k, judged in _judge_all(found, jobs, races):
+        for k, judged in _judge_all(found, jobs, races, repeat):
             row(k, times[_recorded_key(root, k)]["compile_s"], *judged)
     else:
         _warm(found[0])  # the plan's imports and its allocation worker, not timed
         for k in found:
-            t_c = _compile_ttgir(k)
-            if t_c is not None:
-                row(k, t_c, *_judged_both(k, races))
+            times_c = [_compile_ttgir(k) for _ in range(max(1, repeat))]
+            if None not in times_c:
+                row(k, min(times_c), *_judged_both(k, races, repeat))  # type: ignore[type-var]
     if rows:
         ratios = sorted(r["plan_s"] / r["compile_s"] for r in rows)
         tc, tp = sum(r["compile_s"] for r in rows), sum(r["plan_s"] for r in rows)
@@ -251,18 +257,18 @@ def _recorded_key(root: str, k: Any) -> str:
     return f"{os.path.basename(os.path.dirname(k.ttgir))}/{k.name}"
 
 
-def _judge_all(found: list[Any], jobs: int,
-               races: bool) -> Iterable[tuple[Any, tuple[Any, ...]]]:  # fmt: skip
+def _judge_all(found: list[Any], jobs: int, races: bool,
+               repeat: int = 1) -> Iterable[tuple[Any, tuple[Any, ...]]]:  # fmt: skip
     """Each kernel with its plan's seconds and verdict (``_judged_both``), as each is judged."""
     if jobs <= 1:
         _warm(found[0])
         for k in found:
-            yield k, _judged_both(k, races)
+            yield k, _judged_both(k, races, repeat)
         return
     import functools
     import multiprocessing
 
-    both = functools.partial(_judged_both, races=races)
+    both = functools.partial(_judged_both, races=races, repeat=repeat)
     with multiprocessing.get_context("spawn").Pool(jobs, _warm, (found[0],)) as pool:
         yield from zip(found, pool.imap(both, found, chunksize=1), strict=True)
 
@@ -365,7 +371,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("names", nargs="*", help=f"corpus kernels (default: {' '.join(DEFAULT)})")
     p.add_argument("--all", action="store_true", help="every kernel of the corpus")
-    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="runs per measurement, the best kept (default 3; with --cache 1)",
+    )
     p.add_argument("--scaling", action="store_true",
                    help="also time generated modules of growing size")  # fmt: skip
     p.add_argument("--no-compile", action="store_true", help="leave the compile table out")
@@ -397,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--compile-times and --jobs go with --cache")
     if args.jobs > 1 and not args.compile_times:
         p.error("--jobs needs --compile-times (compiles timed here run one at a time)")
+    if args.repeat is not None and args.repeat < 1:
+        p.error("--repeat must be at least 1")
+    args.repeat = args.repeat or (1 if args.cache else 3)
     recorded = None
     if args.compile_times:
         try:
@@ -410,15 +424,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache:
         with tempfile.TemporaryDirectory(prefix="bench-plan-") as cache:
             CACHE[:] = [cache]
-            rows = cache_table(args.cache, args.sample, args.seed, recorded, args.jobs, args.races)
+            rows = cache_table(args.cache, args.sample, args.seed, recorded, args.jobs,
+                               args.races, args.repeat)  # fmt: skip
         if rows is None:
             return 2
         if args.out:
             Path(args.out).write_text(json.dumps({"cache": rows}, indent=1) + "\n")
             print(f"wrote {args.out}")
         return 0
-    if args.repeat < 1:
-        p.error("--repeat must be at least 1")
     if args.no_compile and not args.scaling:
         p.error("--no-compile leaves nothing to run without --scaling")
     doc: dict[str, Any] = {"repeat": args.repeat}

@@ -108,3 +108,11 @@ def test_races_time_the_race_check_apart_with_its_verdict(tmp_path: Path) -> Non
     assert all(r["races_s"] > 0 for r in rows.values())
     assert "plan --races / compile over 2 kernels" in run.stdout
     assert "1 clean -> findings" in run.stdout
+
+
+def test_repeat_below_one_is_one_line(tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_plan.py"), "--cache",
+                          str(tmp_path), "--repeat", "0"], capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert run.returncode == 2 and "--repeat must be at least 1" in run.stderr
+    assert "Traceback" not in run.stderr
