@@ -144,6 +144,13 @@ _NEW_FLOAT = re.compile(
 )
 _UNDEFINED = re.compile(r"use of undefined value '@")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _unquoted(text: str) -> str:
+    """``text`` with each string literal emptied (most lines have none: no regex then)."""
+    return _STRING.sub('""', text) if '"' in text else text
+
+
 _GLOBAL_NAME = r'@(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)'
 _DEFINED = re.compile(
     rf"^\s*(?:define|declare)\b[^@\n]*({_GLOBAL_NAME})\s*\(|^\s*({_GLOBAL_NAME})\s*=", re.M
@@ -241,6 +248,10 @@ class _Raw:
         self.next_incoming = fn("LLVMPY_IncomingBlocksIterNext", vp)
         self.end_incoming = fn("LLVMPY_DisposeIncomingBlocksIter", None)
         self.kind = fn("LLVMPY_GetValueKind", ctypes.c_int)
+        self.int_words = fn("LLVMPY_GetConstantIntNumWords", ctypes.c_uint)
+        self.int_data = lib.LLVMPY_GetConstantIntRawValue
+        self.int_data.argtypes = [vp, ctypes.POINTER(ctypes.c_bool)]
+        self.int_data.restype = ctypes.c_void_p
         self.type_of = fn("LLVMPY_TypeOf", vp)
         self.kinds = {k.value: k for k in llvm.ValueKind}
         self.lock = ffi.lib._lock  # llvmlite's: held over a walk, as its calls hold it
@@ -489,6 +500,12 @@ _ASM = re.compile(
 )
 
 
+_TAIL = re.compile(r"^(?:tail|musttail|notail)\s+")
+_META_TAIL = re.compile(r",\s*!.*$")
+_INDICES = re.compile(r"((?:,\s*\d+)+)\s*$")
+_NESTING = re.compile(r'[(\[{<"]')
+
+
 def _source_lines(text: str, texts: list[list[str]] | None = None
                   ) -> list[tuple[int, list[tuple[int, int]]]]:  # fmt: skip
     """Per function definition of the input, in order: its line and each instruction's (line,
@@ -511,7 +528,7 @@ def _source_lines(text: str, texts: list[list[str]] | None = None
             cur = None
             continue
         if in_cases:
-            in_cases = "]" not in _STRING.sub('""', s)
+            in_cases = "]" not in _unquoted(s)
             if texts is not None and texts[-1]:
                 texts[-1][-1] += "\n" + raw
             continue
@@ -520,7 +537,7 @@ def _source_lines(text: str, texts: list[list[str]] | None = None
         cur.append((no, len(raw) - len(raw.lstrip()) + 1))
         if texts is not None:
             texts[-1].append(s)
-        body = _STRING.sub('""', s)
+        body = _unquoted(s)
         in_cases = body.startswith("switch") and "[" in body and "]" not in body
     return out
 
@@ -562,12 +579,12 @@ def _convert(mod: Any, text: str) -> Module:
         f = _function(fn, place, shown, raw, {"module": mod})
         if len(place[1]) == len(f.instructions):
             for ins, (no, _) in zip(f.instructions, place[1], strict=True):
-                d = _DBG.search(_STRING.sub('""', raw_lines[no - 1]))
+                d = _DBG.search(_unquoted(raw_lines[no - 1]))
                 ins.dbg = at_given(d.group(1)) if d else None
         elif not functions or len(shown) == len(f.instructions):
             # The module's printing (or the first function's alone, numbered the same way).
             for ins in f.instructions:
-                d = _DBG.search(_STRING.sub('""', ins.text))
+                d = _DBG.search(_unquoted(ins.text))
                 ins.dbg = at_printed(d.group(1)) if d else None
         # else: printed alone, not the module's numbering: no location rather than a wrong one
         total += len(f.instructions)
@@ -689,7 +706,13 @@ class _RawOperand(_RawValue):
         return str(self.ref().name)
 
     def get_constant_value(self, signed_int: bool = False) -> Any:
-        return self.ref().get_constant_value(signed_int=signed_int)
+        r = self.raw
+        if r.kinds[r.kind(self.p)].name != "constant_int":
+            return self.ref().get_constant_value(signed_int=signed_int)
+        # An integer's words as llvmlite reads them (signed over the words, as it does).
+        words, little = r.int_words(self.p), ctypes.c_bool(False)
+        data = ctypes.string_at(r.int_data(self.p, ctypes.byref(little)), 8 * words)
+        return int.from_bytes(data, "little" if little.value else "big", signed=signed_int)
 
     def __str__(self) -> str:
         return str(self.ref())
@@ -713,11 +736,13 @@ def _instruction(ins: Any, text: str, i: int, blk: int, line: int, col: int,
     name = m.group(1) if m else ""
     operands = [_operand(o, refs) for o in ins.operands]
     out = Instruction(i, op, name, _type_text(ins.type, refs[3]), operands, text, blk, line, col)
-    body = _STRING.sub('""', text)
-    for key, val in _ATTACH.findall(body):
-        out.metadata[key[1:]] = val
+    body = _unquoted(text)
+    if "!" in body:
+        for key, val in _ATTACH.findall(body):
+            out.metadata[key[1:]] = val
     rhs = body[m.end() :].strip() if m else body
-    rhs = re.sub(r"^(?:tail|musttail|notail)\s+", "", rhs)
+    if rhs[:1] in ("t", "m", "n"):
+        rhs = _TAIL.sub("", rhs)
     if op == "br":
         blocks = [o.ref for o in operands if o.kind == "block"]
         out.targets = blocks[::-1] if len(blocks) == 2 else blocks  # LLVM keeps them reversed
@@ -734,9 +759,10 @@ def _instruction(ins: Any, text: str, i: int, blk: int, line: int, col: int,
         if g:
             out.source_type = split_top(rhs[g.end() :], 1)[0]
     elif op in ("extractvalue", "insertvalue"):
-        parts = split_top(re.sub(r",\s*!.*$", "", rhs))
-        skip = 1 if op == "extractvalue" else 2
-        out.indices = [int(p) for p in parts[skip:] if p.strip().isdigit()]
+        # The indices are the trailing plain integers (the aggregate and an inserted value are
+        # typed, never a bare integer): no need to split a wide struct type at its commas.
+        t = _INDICES.search(_META_TAIL.sub("", rhs))
+        out.indices = [int(x) for x in t.group(1).replace(",", " ").split()] if t else []
     elif op == "call" and operands:
         out.callee = operands[-1]
         out.operands = operands[:-1]
@@ -835,6 +861,9 @@ def split_top(text: str, limit: int = -1) -> list[str]:
     """Split at commas outside brackets and strings, each part stripped: LLVM's type and
     operand lists, and PTX operand lists (vector operands keep their braces). ``limit``: at
     most that many splits (the rest is the last part), as ``str.split`` takes it."""
+    if _NESTING.search(text) is None:  # no bracket or string: commas split it all
+        parts = [p.strip() for p in text.split(",", limit)]
+        return parts if parts[-1] else parts[:-1]
     out: list[str] = []
     depth, start, quoted = 0, 0, False
     for i, ch in enumerate(text):
