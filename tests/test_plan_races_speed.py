@@ -1,0 +1,120 @@
+"""The race check's cheap proofs before the solver (``alias_spec/plan/apart.py``): a pair whose
+bytes are apart by their bounds is proved with no question asked; a pair that may meet, even
+for only two threads, is never decided there (the solver finds its witness)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import z3
+
+from alias_spec.plan import races
+from alias_spec.plan.apart import bounds, disjoint
+from alias_spec.plan.evaluator import Evaluator
+from alias_spec.plan.llir import read_llir
+from alias_spec.plan.terms import Access, Value
+
+_LLIR = """define ptx_kernel void @k() "nvvm.reqntid"="128" {
+  ret void
+}
+"""
+
+
+def _ev() -> Evaluator:
+    return Evaluator(read_llir(_LLIR).functions[0], 128)
+
+
+def _span(lo: z3.BitVecRef, size: int = 4,
+          cond: z3.BoolRef | None = None) -> tuple[z3.BitVecRef, z3.BitVecRef, z3.BoolRef | None]:  # fmt: skip
+    return lo, lo + size, cond
+
+
+def _bv(n: int) -> z3.BitVecRef:
+    return z3.BitVecVal(n, 32)
+
+
+def test_two_buffers_are_apart() -> None:
+    ev = _ev()
+    tid = ev.thread_id()
+    assert disjoint(bounds(ev), _span(tid * 4), _span(_bv(1024) + tid * 4))
+    # The other order, and touching ends (the first's last byte 511, the second's first 512).
+    assert disjoint(bounds(ev), _span(_bv(512) + tid * 4), _span(tid * 4))
+
+
+def test_bytes_apart_only_by_their_exact_range() -> None:
+    """Interval arithmetic takes a sum of two terms of the same bits as wide as both; the
+    points of the thread id show it constant (63: word 63, bytes 252 to 255)."""
+    ev = _ev()
+    tid = ev.thread_id()
+    low = tid & 63
+    word = low + (low ^ 63)
+    assert ev.interval(word * 4 + 4)[1] > 256  # the interval alone decides nothing
+    assert disjoint(bounds(ev), _span(word * 4), _span(_bv(256) + low * 4))
+    assert not disjoint(bounds(ev), _span(word * 4), _span(_bv(252) + low * 4))
+
+
+def test_a_guard_narrows_the_bytes() -> None:
+    ev = _ev()
+    tid = ev.thread_id()
+    half = z3.ULT(tid, 64)
+    # Unguarded the first reaches byte 511; only threads below 64 make it: bytes below 256.
+    assert not disjoint(bounds(ev), _span(tid * 4), _span(_bv(256) + tid * 4))
+    assert disjoint(bounds(ev), _span(tid * 4, cond=half), _span(_bv(256) + tid * 4))
+
+
+def test_bytes_that_meet_are_not_decided() -> None:
+    ev = _ev()
+    tid = ev.thread_id()
+    assert not disjoint(bounds(ev), _span(tid * 4), _span(_bv(508) - tid * 4))
+    assert not disjoint(bounds(ev), _span(tid * 4), _span(tid * 4))
+    # One byte shared with the first's last.
+    assert not disjoint(bounds(ev), _span(tid * 4), _span(_bv(511) + tid * 4))
+
+
+def _two_threads(tid: z3.BitVecRef) -> tuple[z3.BitVecRef, z3.BitVecRef]:
+    """Thread 3 by the first access and thread 70 by the second touch byte 4096; no two other
+    threads meet."""
+    a = z3.If(tid == 3, _bv(4096), tid * 4)
+    b = z3.If(tid == 70, _bv(4096), _bv(8192) + tid * 4)
+    return a, b
+
+
+def test_a_pair_that_meets_for_two_threads_only_is_not_decided() -> None:
+    ev = _ev()
+    a, b = _two_threads(ev.thread_id())
+    assert not disjoint(bounds(ev), _span(a), _span(b))
+
+
+def test_a_value_with_no_proved_range_decides_nothing() -> None:
+    ev = _ev()
+    slot = z3.BitVec("slot", 32)  # a loop-carried value whose bounds were not found
+    assert not disjoint(bounds(ev), _span((slot & 1) * 4096), _span(_bv(1 << 20) + slot))
+    # With its range proved (as the evaluator publishes it), the pair is apart.
+    ev.var_range["slot"] = (0, 1)
+    assert disjoint(bounds(ev), _span((slot & 1) * 4096), _span(_bv(1 << 20) + slot))
+
+
+def _party(lo: z3.BitVecRef, line: int) -> Any:
+    access = Access(line, 1, "store float", 4, Value(lo, True, False), None)
+    return races._Party(access, lo, lo + 4, "write", None, "generic")
+
+
+def test_the_pair_question_skips_the_solver_only_when_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ev = _ev()
+    tid = ev.thread_id()
+    a, b = _two_threads(tid)
+    verdict, witness = races._overlap(_party(a, 1), _party(b, 2), ev)
+    assert verdict == "sat" and witness["byte"] == 4096
+    assert {witness["tid.x"], witness["tid.x'"]} == {3, 70}
+
+    def no_solver() -> None:
+        raise AssertionError("the solver was asked")
+
+    monkeypatch.setattr(z3, "Solver", no_solver)
+    apart = races._overlap(_party(tid * 4, 1), _party(_bv(512) + tid * 4, 2), ev)
+    assert apart == ("unsat", {})
+    with pytest.raises(AssertionError, match="solver was asked"):
+        races._overlap(_party(a, 1), _party(b, 2), ev)
