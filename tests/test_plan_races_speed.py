@@ -10,7 +10,7 @@ import pytest
 import z3
 
 from alias_spec.plan import races
-from alias_spec.plan.apart import bounds, disjoint
+from alias_spec.plan.apart import bounds, disjoint, threads
 from alias_spec.plan.evaluator import Evaluator
 from alias_spec.plan.llir import read_llir
 from alias_spec.plan.terms import Access, Value
@@ -93,6 +93,49 @@ def test_a_value_with_no_proved_range_decides_nothing() -> None:
     # With its range proved (as the evaluator publishes it), the pair is apart.
     ev.var_range["slot"] = (0, 1)
     assert disjoint(bounds(ev), _span((slot & 1) * 4096), _span(_bv(1 << 20) + slot))
+
+
+def test_thread_by_thread_a_layout_conversion_is_apart() -> None:
+    """Each thread writes its own word and reads another's of its own warp (a shuffle inside
+    a warp): no two threads of different warps meet, though both span the whole buffer."""
+    ev = _ev()
+    tid = ev.thread_id()
+    mine = tid * 4
+    neighbour = ((tid & ~31) | ((tid + 1) & 31)) * 4
+    assert not disjoint(bounds(ev), _span(mine), _span(neighbour))
+    assert threads(ev).apart(_span(mine), _span(neighbour), any_thread=False)
+    # Any two threads (an access still in flight): thread t and thread t's neighbour meet.
+    assert not threads(ev).apart(_span(mine), _span(neighbour), any_thread=True)
+
+
+def test_thread_by_thread_two_warps_meeting_are_not_apart() -> None:
+    ev = _ev()
+    tid = ev.thread_id()
+    a, b = _two_threads(tid)
+    assert not threads(ev).apart(_span(a), _span(b), any_thread=False)
+    # Thread 3 (warp 0) and thread 35 (warp 1) of one access meet at word 3.
+    same = z3.If(tid == 35, _bv(12), tid * 4)
+    assert not threads(ev).apart(_span(same), _span(same), any_thread=False)
+    # Two lanes of one warp meeting are not a pair (a warp runs converged).
+    lanes = z3.If(tid == 4, _bv(12), tid * 4)
+    assert threads(ev).apart(_span(lanes), _span(lanes), any_thread=False)
+    assert not threads(ev).apart(_span(lanes), _span(lanes), any_thread=True)
+
+
+def test_thread_by_thread_guards_and_other_values() -> None:
+    ev = _ev()
+    tid = ev.thread_id()
+    # Only warp 0 writes word 0; every thread reads it: warp 1 meets warp 0's write.
+    assert not threads(ev).apart(_span(_bv(0), cond=z3.ULT(tid, 32)), _span(_bv(0)), False)
+    # Only thread 0 writes it and only warp 0 reads it: one warp, no pair.
+    assert threads(ev).apart(_span(_bv(0), cond=tid == 0),
+                             _span(_bv(0), cond=z3.ULT(tid, 32)), False)  # fmt: skip
+    # A term over another value is not decided here, whatever its range.
+    slot = z3.BitVec("slot", 32)
+    ev.var_range["slot"] = (0, 1)
+    assert not threads(ev).apart(_span(tid * 4), _span(_bv(1 << 20) + slot), False)
+    # Nor an empty span (the question's comparisons do not mean a common byte there).
+    assert not threads(ev).apart((tid * 4, tid * 4, None), _span(_bv(1 << 20)), False)
 
 
 def _party(lo: z3.BitVecRef, line: int) -> Any:

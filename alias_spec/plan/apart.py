@@ -18,11 +18,13 @@ decides a pair the solver would not decide alike.
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 import z3
 
 from alias_spec.plan import exhaust
-from alias_spec.plan.evaluator import Evaluator
+from alias_spec.plan.evaluator import Evaluator, free_vars
+from alias_spec.plan.shapes import Shapes
 
 
 class Bounds:
@@ -101,3 +103,114 @@ def bounds(ev: Evaluator) -> Bounds:
     if got is None:
         got = _BOUNDS[ev] = Bounds(ev)
     return got
+
+
+MAX_SPAN = 64  # bytes an access may touch per thread for the thread-by-thread check
+
+
+class Threads:
+    """Each thread's bytes of an access whose address and guard are functions of the thread id
+    alone (most accesses of a kernel with no loop-carried slot), evaluated at every thread id
+    of the block (``exhaust.py``'s evaluator): two such accesses meet for two threads of
+    different warps exactly where some byte is touched by both from different warps, which a
+    table of warps per byte shows without the solver. Only a meeting nowhere decides (the
+    solver is asked otherwise, for its witness)."""
+
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+        self._shapes = Shapes()  # keeps the terms read alive: node ids are not reused
+        self._cache: dict[int, Any] = {}
+        # (lo id, hi id, guard id or -1) -> per byte touched, the warps touching it (a mask)
+        self._memo: dict[tuple[int, int, int], dict[int, int] | None] = {}
+
+    def _warps(self, lo: z3.BitVecRef, hi: z3.BitVecRef,
+               cond: z3.BoolRef | None) -> dict[int, int] | None:  # fmt: skip
+        """Byte -> the mask of warps with a thread that touches it; None where not known here
+        (a term over other values, not modelled, a span empty or wider than ``MAX_SPAN``)."""
+        key = (lo.get_id(), hi.get_id(), -1 if cond is None else cond.get_id())
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = out = self._table(lo, hi, cond)
+        return out
+
+    def _table(self, lo: z3.BitVecRef, hi: z3.BitVecRef,
+               cond: z3.BoolRef | None) -> dict[int, int] | None:  # fmt: skip
+        try:
+            import numpy as np
+        except ImportError:
+            return None
+        tid = self.ev.thread_id()
+        name = tid.decl().name()
+        terms: list[z3.ExprRef] = [lo, hi] + ([cond] if cond is not None else [])
+        if any(v.decl().name() != name for t in terms for v in free_vars(t)):
+            return None
+        if lo.size() > 64 or hi.size() > 64 or name not in self.ev.var_range:
+            return None
+        first, last = self.ev.var_range[name]
+        ids = np.arange(first, last + 1, dtype=np.uint64)
+        run = exhaust._Eval(np, {name: ids}, self._cache, self._shapes)
+        try:
+            with np.errstate(all="ignore"):
+                starts = np.broadcast_to(run.run(self._shapes.read(lo)), ids.shape)
+                ends = np.broadcast_to(run.run(self._shapes.read(hi)), ids.shape)
+                made = (np.broadcast_to(np.asarray(run.run(self._shapes.read(cond)), dtype=bool),
+                                        ids.shape) if cond is not None
+                        else np.ones(ids.shape, dtype=bool))  # fmt: skip
+        except (exhaust._Unmodelled, OverflowError, ValueError, TypeError):
+            return None
+        starts, ends, warps = starts[made], ends[made], (ids >> np.uint64(5))[made]
+        # An empty or wrapped span: the question's two comparisons do not mean a common
+        # byte there; a wide one: too many bytes to list.
+        if np.any(ends <= starts) or np.any(ends - starts > np.uint64(MAX_SPAN)):
+            return None
+        table: dict[int, int] = {}
+        for s, e, w in zip(starts.tolist(), ends.tolist(), warps.tolist(), strict=True):
+            bit = 1 << w
+            for byte in range(s, e):
+                table[byte] = table.get(byte, 0) | bit
+        return table
+
+    def apart(
+        self,
+        a: tuple[z3.BitVecRef, z3.BitVecRef, z3.BoolRef | None],
+        b: tuple[z3.BitVecRef, z3.BitVecRef, z3.BoolRef | None],
+        any_thread: bool,
+    ) -> bool:
+        """Whether no byte of ``a`` by one thread is a byte of ``b`` by another of a different
+        warp (``any_thread``: by any thread, the same one included)."""
+        ta, tb = self._warps(*a), self._warps(*b)
+        if ta is None or tb is None:
+            return False
+        for byte in ta.keys() & tb.keys():
+            wa, wb = ta[byte], tb[byte]
+            if any_thread or wa != wb or wa & (wa - 1):
+                return False  # two threads of different warps (or any two) meet here
+        return True
+
+
+_THREADS: weakref.WeakKeyDictionary[Evaluator, Threads] = weakref.WeakKeyDictionary()
+
+
+def threads(ev: Evaluator) -> Threads:
+    """The thread-by-thread bytes of ``ev``'s function's accesses (one memo per evaluator)."""
+    got = _THREADS.get(ev)
+    if got is None:
+        got = _THREADS[ev] = Threads(ev)
+    return got
+
+
+_NAMES: dict[int, tuple[z3.ExprRef, frozenset[str]]] = {}
+_NAMES_MAX = 1 << 16
+
+
+def names_of(e: z3.ExprRef) -> frozenset[str]:
+    """The names of the free variables of ``e``, remembered per term (a party's bytes are in
+    many pairs); the term is kept with them so that its id is not reused meanwhile."""
+    got = _NAMES.get(e.get_id())
+    if got is not None and got[0].eq(e):
+        return got[1]
+    if len(_NAMES) >= _NAMES_MAX:
+        _NAMES.clear()
+    out = frozenset(v.decl().name() for v in free_vars(e))
+    _NAMES[e.get_id()] = (e, out)
+    return out

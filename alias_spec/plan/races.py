@@ -78,7 +78,7 @@ from dataclasses import dataclass
 import z3
 
 from alias_spec.ir.llir import Function, Instruction
-from alias_spec.plan.apart import bounds, disjoint
+from alias_spec.plan.apart import bounds, disjoint, names_of, threads
 from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.guards import dominators
 from alias_spec.plan.mbarrier import Phases, Ring, RingLoad, follow
@@ -425,8 +425,11 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = froze
     a, b = pa.access, pb.access
     # Most pairs are of bytes apart for any values (other buffers, other parts of one): their
     # bounds say so without the solver (``apart.py``); over closed forms they are not known.
-    if forms is None and disjoint(bounds(ev), (pa.lo, pa.hi, a.cond), (pb.lo, pb.hi, b.cond)):
-        return "unsat", {}
+    # Accesses over the thread id alone are compared thread by thread.
+    if forms is None:
+        spans = (pa.lo, pa.hi, a.cond), (pb.lo, pb.hi, b.cond)
+        if disjoint(bounds(ev), *spans) or threads(ev).apart(*spans, any_thread):
+            return "unsat", {}
     fa, fb = forms if forms is not None else ([], [])
     first = [pa.lo, pa.hi] + ([a.cond] if a.cond is not None else [])
     second = [pb.lo, pb.hi] + ([b.cond] if b.cond is not None else [])
@@ -598,6 +601,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     deadline = time.monotonic() + BUDGET_S
     formed = {str(v) for v, _ in phases.ring.forms} if phases.ring is not None else set()
     apart: dict[tuple[int, int], bool] = {}  # a ring pair apart for any two iterations
+    bounded = [within(iteration(), MAX_SHIFT)]  # the iteration number, as every pair knows it
     for p in pairs:
         if time.monotonic() > deadline:
             undecided.append(p)  # out of time: said with the undecided
@@ -647,7 +651,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
             continue  # apart as any two values of the phis: no need of their forms
         verdict, w = _overlap(p.first, p.second, ev, same | {NAME} if same else same,
                               any_thread=pending, forms=both,
-                              ring=[within(iteration(), MAX_SHIFT)])  # fmt: skip
+                              ring=bounded)  # fmt: skip
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque or bool(closed)
         if verdict == "unknown" or (verdict == "sat" and (opaque or loose or p.late)):
             undecided.append(p)
@@ -787,9 +791,8 @@ def _buffer(a: Access, byte: int) -> str:
 
 def _carried(p: _Pair, counters: frozenset[str]) -> set[str]:
     """The loop-carried values either party's bytes depend on."""
-    exprs = [p.first.lo, p.first.hi, p.second.lo, p.second.hi]
-    names = {v.decl().name() for e in exprs for v in free_vars(e)}
-    return {n for n in names if n.rsplit(".", 1)[0] in counters}
+    names = names_of(p.first.lo) | names_of(p.first.hi) | names_of(p.second.lo)
+    return {n for n in names | names_of(p.second.hi) if n.rsplit(".", 1)[0] in counters}
 
 
 def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
