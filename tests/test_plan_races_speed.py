@@ -130,10 +130,16 @@ def test_thread_by_thread_guards_and_other_values() -> None:
     # Only thread 0 writes it and only warp 0 reads it: one warp, no pair.
     assert threads(ev).apart(_span(_bv(0), cond=tid == 0),
                              _span(_bv(0), cond=z3.ULT(tid, 32)), False)  # fmt: skip
-    # A term over another value is not decided here, whatever its range.
-    slot = z3.BitVec("slot", 32)
+    # A term over another value: over every point of its range, or of a subterm's bounds.
+    slot, free = z3.BitVec("slot", 32), z3.BitVec("free", 32)
+    assert not threads(ev).apart(_span(tid * 4), _span(_bv(512) + slot * 4), False)
+    assert threads(ev).apart(_span(tid * 4), _span(_bv(512) + z3.URem(free, 3) * 4), False)
     ev.var_range["slot"] = (0, 1)
-    assert not threads(ev).apart(_span(tid * 4), _span(_bv(1 << 20) + slot), False)
+    assert threads(ev).apart(_span(tid * 4), _span(_bv(512) + slot * 4), False)
+    assert not threads(ev).apart(_span(tid * 4), _span(_bv(508) + slot * 4), False)
+    # A slot's word written by one thread of each warp: two warps meet there.
+    ring = z3.If(tid & 31 == 0, slot * 4, _bv(1 << 20) + tid * 4)
+    assert not threads(ev).apart(_span(ring), _span(ring), False)
     # Nor an empty span (the question's comparisons do not mean a common byte there).
     assert not threads(ev).apart((tid * 4, tid * 4, None), _span(_bv(1 << 20)), False)
 

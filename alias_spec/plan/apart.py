@@ -106,69 +106,102 @@ def bounds(ev: Evaluator) -> Bounds:
 
 
 MAX_SPAN = 64  # bytes an access may touch per thread for the thread-by-thread check
+MAX_TABLE = 1 << 14  # points (thread ids times the other values' axes) of one access's table
+
+Table = tuple[Any, Any]  # the bytes touched (sorted), and per byte the mask of warps touching it
 
 
 class Threads:
-    """Each thread's bytes of an access whose address and guard are functions of the thread id
-    alone (most accesses of a kernel with no loop-carried slot), evaluated at every thread id
-    of the block (``exhaust.py``'s evaluator): two such accesses meet for two threads of
-    different warps exactly where some byte is touched by both from different warps, which a
-    table of warps per byte shows without the solver. Only a meeting nowhere decides (the
-    solver is asked otherwise, for its witness)."""
+    """Each thread's bytes of an access, evaluated at every thread id of the block and every
+    point of its other values' ranges (``exhaust.py``'s evaluator; a subterm over a value with
+    no range, or a guard not modelled, becomes an axis taking every value of its bounds). The
+    table of warps per byte over-approximates what the access touches; two accesses meet for
+    two threads of different warps only where some byte is in both tables from different
+    warps, which the tables show without the solver. Each access's other values take their
+    points independently of the other access's (a value both share included): more points,
+    so a meeting nowhere is a proof; a meeting decides nothing (the solver is asked)."""
 
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
         self._shapes = Shapes()  # keeps the terms read alive: node ids are not reused
-        self._cache: dict[int, Any] = {}
-        # (lo id, hi id, guard id or -1) -> per byte touched, the warps touching it (a mask)
-        self._memo: dict[tuple[int, int, int], dict[int, int] | None] = {}
+        # (lo id, hi id, guard id or -1) -> the access's table, None when not known here
+        self._memo: dict[tuple[int, int, int], Table | None] = {}
 
-    def _warps(self, lo: z3.BitVecRef, hi: z3.BitVecRef,
-               cond: z3.BoolRef | None) -> dict[int, int] | None:  # fmt: skip
-        """Byte -> the mask of warps with a thread that touches it; None where not known here
-        (a term over other values, not modelled, a span empty or wider than ``MAX_SPAN``)."""
+    def _warps(self, lo: z3.BitVecRef, hi: z3.BitVecRef, cond: z3.BoolRef | None) -> Table | None:
         key = (lo.get_id(), hi.get_id(), -1 if cond is None else cond.get_id())
         if key in self._memo:
             return self._memo[key]
-        self._memo[key] = out = self._table(lo, hi, cond)
+        try:
+            out = self._table(lo, hi, cond)
+        except (exhaust._Unmodelled, OverflowError, ValueError, TypeError, ImportError):
+            out = None
+        self._memo[key] = out
         return out
 
-    def _table(self, lo: z3.BitVecRef, hi: z3.BitVecRef,
-               cond: z3.BoolRef | None) -> dict[int, int] | None:  # fmt: skip
-        try:
-            import numpy as np
-        except ImportError:
+    def _table(self, lo: z3.BitVecRef, hi: z3.BitVecRef, cond: z3.BoolRef | None) -> Table | None:
+        """None where not known here: a term wider than 64 bits, too many points, a span
+        empty or wider than ``MAX_SPAN``."""
+        import numpy as np
+
+        ev = self.ev
+        tid = ev.thread_id().decl().name()
+        ranges = {**ev.var_signed, **ev.var_range}
+        if lo.size() > 64 or hi.size() > 64 or tid not in ranges:
             return None
-        tid = self.ev.thread_id()
-        name = tid.decl().name()
-        terms: list[z3.ExprRef] = [lo, hi] + ([cond] if cond is not None else [])
-        if any(v.decl().name() != name for t in terms for v in free_vars(t)):
+        planner = exhaust._Planner(set(ranges), ev.interval)
+        axes = {}
+        for t in (lo, hi):
+            got = planner.axes(t)
+            if got is None:
+                return None
+            axes.update(got)
+        # A guard not modelled is left out: the access at more points.
+        guard = planner.axes(cond) if cond is not None else None
+        if guard is not None:
+            axes.update(guard)
+        # The variables with ranges (the thread id always: its warp is wanted), with widths.
+        terms = [lo, hi] + ([cond] if guard is not None and cond is not None else [])
+        widths = {v.decl().name(): v.size() for t in terms for v in free_vars(t)}
+        widths[tid] = ev.thread_id().size()
+        dims = [(n, *ranges[n], widths[n]) for n in sorted(widths) if n in ranges]
+        dims += [(name, a, b, w) for name, w, a, b, _ in axes.values()]
+        points = 1
+        for _, a, b, _ in dims:
+            points *= b - a + 1
+        if points > MAX_TABLE or points < 1:
             return None
-        if lo.size() > 64 or hi.size() > 64 or name not in self.ev.var_range:
+        with np.errstate(all="ignore"):
+            grids = np.meshgrid(*[np.arange(a, b + 1, dtype=np.int64).astype(np.uint64)
+                                  & np.uint64((1 << w) - 1) for _, a, b, w in dims],
+                                indexing="ij")  # fmt: skip
+            env = {d[0]: g.reshape(-1) for d, g in zip(dims, grids, strict=True)}
+            run = exhaust._Eval(np, env, {}, self._shapes,
+                                {i: a[0] for i, a in axes.items()})  # fmt: skip
+            starts = np.broadcast_to(run.run(self._shapes.read(lo)), (points,))
+            ends = np.broadcast_to(run.run(self._shapes.read(hi)), (points,))
+            warps = env[tid] >> np.uint64(5)
+            if guard is not None:
+                assert cond is not None
+                made = np.broadcast_to(np.asarray(run.run(self._shapes.read(cond)), dtype=bool),
+                                       (points,))  # fmt: skip
+                starts, ends, warps = starts[made], ends[made], warps[made]
+        # An empty or wrapped span: the question's two comparisons do not mean a common byte
+        # there; a wide one: too many bytes to list.
+        span = ends - starts
+        if np.any(ends <= starts) or np.any(span > np.uint64(MAX_SPAN)):
             return None
-        first, last = self.ev.var_range[name]
-        ids = np.arange(first, last + 1, dtype=np.uint64)
-        run = exhaust._Eval(np, {name: ids}, self._cache, self._shapes)
-        try:
-            with np.errstate(all="ignore"):
-                starts = np.broadcast_to(run.run(self._shapes.read(lo)), ids.shape)
-                ends = np.broadcast_to(run.run(self._shapes.read(hi)), ids.shape)
-                made = (np.broadcast_to(np.asarray(run.run(self._shapes.read(cond)), dtype=bool),
-                                        ids.shape) if cond is not None
-                        else np.ones(ids.shape, dtype=bool))  # fmt: skip
-        except (exhaust._Unmodelled, OverflowError, ValueError, TypeError):
-            return None
-        starts, ends, warps = starts[made], ends[made], (ids >> np.uint64(5))[made]
-        # An empty or wrapped span: the question's two comparisons do not mean a common
-        # byte there; a wide one: too many bytes to list.
-        if np.any(ends <= starts) or np.any(ends - starts > np.uint64(MAX_SPAN)):
-            return None
-        table: dict[int, int] = {}
-        for s, e, w in zip(starts.tolist(), ends.tolist(), warps.tolist(), strict=True):
-            bit = 1 << w
-            for byte in range(s, e):
-                table[byte] = table.get(byte, 0) | bit
-        return table
+        width = int(span.max()) if span.size else 0
+        touched = np.concatenate([(starts + np.uint64(k))[span > np.uint64(k)]
+                                  for k in range(width)] or [np.zeros(0, np.uint64)])  # fmt: skip
+        who = np.concatenate([warps[span > np.uint64(k)] for k in range(width)]
+                             or [np.zeros(0, np.uint64)])  # fmt: skip
+        order = np.argsort(touched, kind="stable")
+        touched, bits = touched[order], np.left_shift(np.uint64(1), who[order])
+        if touched.size == 0:
+            return touched, bits
+        first = np.concatenate(([True], touched[1:] != touched[:-1]))
+        starts_at = np.flatnonzero(first)
+        return touched[starts_at], np.bitwise_or.reduceat(bits, starts_at)
 
     def apart(
         self,
@@ -181,11 +214,14 @@ class Threads:
         ta, tb = self._warps(*a), self._warps(*b)
         if ta is None or tb is None:
             return False
-        for byte in ta.keys() & tb.keys():
-            wa, wb = ta[byte], tb[byte]
-            if any_thread or wa != wb or wa & (wa - 1):
-                return False  # two threads of different warps (or any two) meet here
-        return True
+        import numpy as np
+
+        _, ia, ib = np.intersect1d(ta[0], tb[0], assume_unique=True, return_indices=True)
+        if any_thread:
+            return ia.size == 0
+        wa, wb = ta[1][ia], tb[1][ib]
+        # Two threads of different warps: the masks differ, or one holds two warps.
+        return not np.any((wa != wb) | ((wa & (wa - np.uint64(1))) != 0))
 
 
 _THREADS: weakref.WeakKeyDictionary[Evaluator, Threads] = weakref.WeakKeyDictionary()
