@@ -10,6 +10,11 @@ threads and any values the pair's question could pick (its constraints only remo
 bounds apart are a proof that the question is unsatisfiable. Bounds that meet decide nothing
 (the solver is asked).
 
+Where the bounds meet (one buffer, written and read by all threads), the two accesses are
+compared thread by thread (``Threads``): each one's bytes at every thread id and every point of
+its other values, as a table of the warps that touch each byte; no byte touched by two threads
+of different warps (any two, for an access still in flight) is a proof too.
+
 The ranges are those the evaluator has proved (``var_range``, ``var_signed``, a merge's
 incoming values), each implied by a constraint the pair's question holds, so this never
 decides a pair the solver would not decide alike.
@@ -27,10 +32,15 @@ from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.shapes import Shapes
 
 
+def _ranges_key(ev: Evaluator) -> tuple[int, int, int]:
+    """Changes when the evaluator publishes a range (ranges are only added)."""
+    return len(ev.var_range), len(ev.var_signed), len(ev.var_merge)
+
+
 class Bounds:
     """Unsigned bounds of terms of one function, remembered per term (the parties' terms recur
     in many pairs). Ranges only grow tighter as the evaluator proves bounds, so a cached bound
-    stays sound; it is dropped when the evaluator's ranges change anyway (a cheap key)."""
+    stays sound; it is dropped when a range is added anyway (tighter ones may follow)."""
 
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
@@ -38,16 +48,12 @@ class Bounds:
         # reused) and the bounds found, or None
         self._memo: dict[tuple[int, int], tuple[z3.ExprRef, z3.ExprRef | None,
                                                 tuple[int, int] | None]] = {}  # fmt: skip
-        self._key = self._ranges_key()
-
-    def _ranges_key(self) -> tuple[int, int, int]:
-        ev = self.ev
-        return (len(ev.var_range), len(ev.var_signed), len(ev.var_merge))
+        self._key = _ranges_key(ev)
 
     def of(self, e: z3.BitVecRef, cond: z3.BoolRef | None = None) -> tuple[int, int] | None:
         """Sound unsigned bounds of ``e`` where ``cond`` holds (None: every point), or None
         when none are known tighter than the full range."""
-        key = self._ranges_key()
+        key = _ranges_key(self.ev)
         if key != self._key:
             self._memo.clear()
             self._key = key
@@ -124,18 +130,23 @@ class Threads:
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
         self._shapes = Shapes()  # keeps the terms read alive: node ids are not reused
-        # (lo id, hi id, guard id or -1) -> the access's table, None when not known here
-        self._memo: dict[tuple[int, int, int], Table | None] = {}
+        # (lo id, hi id, guard id or -1) -> the terms (kept alive so that their ids are not
+        # reused) and the access's table, None when not known here
+        self._memo: dict[tuple[int, int, int], tuple[Any, Table | None]] = {}
+        self._key = _ranges_key(ev)
 
     def _warps(self, lo: z3.BitVecRef, hi: z3.BitVecRef, cond: z3.BoolRef | None) -> Table | None:
+        if _ranges_key(self.ev) != self._key:  # a range proved since: tighter tables
+            self._memo.clear()
+            self._key = _ranges_key(self.ev)
         key = (lo.get_id(), hi.get_id(), -1 if cond is None else cond.get_id())
         if key in self._memo:
-            return self._memo[key]
+            return self._memo[key][1]
         try:
             out = self._table(lo, hi, cond)
         except (exhaust._Unmodelled, OverflowError, ValueError, TypeError, ImportError):
             out = None
-        self._memo[key] = out
+        self._memo[key] = ((lo, hi, cond), out)
         return out
 
     def _table(self, lo: z3.BitVecRef, hi: z3.BitVecRef, cond: z3.BoolRef | None) -> Table | None:
