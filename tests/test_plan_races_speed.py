@@ -167,3 +167,20 @@ def test_the_pair_question_skips_the_solver_only_when_apart(
     assert apart == ("unsat", {})
     with pytest.raises(AssertionError, match="solver was asked"):
         races._overlap(_party(a, 1), _party(b, 2), ev)
+
+
+def test_a_warp_s_own_shuffle_is_apart_without_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thread by thread: each thread writes its word, then reads its warp neighbour's. Two
+    threads of one warp meet (not a pair: a warp runs converged); in flight (any two threads)
+    they are a pair, which the solver finds."""
+    ev = _ev()
+    tid = ev.thread_id()
+    mine, neighbour = _party(tid * 4, 1), _party(((tid & ~31) | ((tid + 1) & 31)) * 4, 2)
+    verdict, witness = races._overlap(mine, neighbour, ev, any_thread=True)
+    assert verdict == "sat" and witness["tid.x"] // 32 == witness["tid.x'"] // 32
+
+    def no_solver() -> None:
+        raise AssertionError("the solver was asked")
+
+    monkeypatch.setattr(z3, "Solver", no_solver)
+    assert races._overlap(mine, neighbour, ev) == ("unsat", {})
