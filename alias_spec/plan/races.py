@@ -425,7 +425,7 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = froze
     a, b = pa.access, pb.access
     # Most pairs are of bytes apart for any values (other buffers, other parts of one): their
     # bounds say so without the solver (``apart.py``); over closed forms they are not known.
-    # Accesses over the thread id alone are compared thread by thread.
+    # Where the bounds meet, the two are compared thread by thread (which warps touch each byte).
     if forms is None:
         spans = (pa.lo, pa.hi, a.cond), (pb.lo, pb.hi, b.cond)
         if disjoint(bounds(ev), *spans) or threads(ev).apart(*spans, any_thread):
