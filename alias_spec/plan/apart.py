@@ -160,7 +160,7 @@ class Threads:
         if lo.size() > 64 or hi.size() > 64 or tid not in ranges:
             return None
         planner = exhaust._Planner(set(ranges), ev.interval)
-        axes = {}
+        axes: dict[int, tuple[str, int, int, int, z3.ExprRef]] = {}
         for t in (lo, hi):
             got = planner.axes(t)
             if got is None:
