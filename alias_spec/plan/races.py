@@ -93,6 +93,7 @@ from dataclasses import dataclass, replace
 import z3
 
 from alias_spec.ir.llir import Function, Instruction
+from alias_spec.plan.apart import bounds, disjoint, names_of, threads
 from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.guards import dominators
 from alias_spec.plan.mbarrier import Phases, Ring, RingLoad, follow
@@ -424,6 +425,13 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = froze
     iteration number, in ``pa``'s iteration and in ``pb``'s, and ``ring`` what is known of
     that number (a ring load's pairs); ``warps``: the warps each thread may be of."""
     a, b = pa.access, pb.access
+    # Most pairs are of bytes apart for any values (other buffers, other parts of one): their
+    # bounds say so without the solver (``apart.py``); over closed forms they are not known.
+    # Where the bounds meet, the two are compared thread by thread (which warps touch each byte).
+    if forms is None:
+        spans = (pa.lo, pa.hi, a.cond), (pb.lo, pb.hi, b.cond)
+        if disjoint(bounds(ev), *spans) or threads(ev).apart(*spans, any_thread):
+            return "unsat", {}
     fa, fb = forms if forms is not None else ([], [])
     first = [pa.lo, pa.hi] + ([a.cond] if a.cond is not None else [])
     second = [pb.lo, pb.hi] + ([b.cond] if b.cond is not None else [])
@@ -595,6 +603,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     deadline = time.monotonic() + BUDGET_S
     formed = {str(v) for v, _ in phases.ring.forms} if phases.ring is not None else set()
     apart: dict[tuple[int, int], bool] = {}  # a ring pair apart for any two iterations
+    bounded = [within(iteration(), MAX_SHIFT)]  # the iteration number, as every pair knows it
     for p in pairs:
         if time.monotonic() > deadline:
             undecided.append(p)  # out of time: said with the undecided
@@ -644,7 +653,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
             continue  # apart as any two values of the phis: no need of their forms
         verdict, w = _overlap(p.first, p.second, ev, same | {NAME} if same else same,
                               any_thread=pending, forms=both,
-                              ring=[within(iteration(), MAX_SHIFT)], warps=p.warps)  # fmt: skip
+                              ring=bounded, warps=p.warps)  # fmt: skip
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque or bool(closed)
         if verdict == "unknown" or (verdict == "sat" and (opaque or loose or p.late)):
             undecided.append(p)
@@ -847,9 +856,8 @@ def _buffer(a: Access, byte: int) -> str:
 
 def _carried(p: _Pair, counters: frozenset[str]) -> set[str]:
     """The loop-carried values either party's bytes depend on."""
-    exprs = [p.first.lo, p.first.hi, p.second.lo, p.second.hi]
-    names = {v.decl().name() for e in exprs for v in free_vars(e)}
-    return {n for n in names if n.rsplit(".", 1)[0] in counters}
+    names = names_of(p.first.lo) | names_of(p.first.hi) | names_of(p.second.lo)
+    return {n for n in names | names_of(p.second.hi) if n.rsplit(".", 1)[0] in counters}
 
 
 def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
