@@ -36,7 +36,7 @@ from alias_spec.plan.taint import (
     type_size,
     uses_smem,
 )
-from alias_spec.plan.terms import WIDTH, Access, Value, as_bool, fit
+from alias_spec.plan.terms import WIDTH, Access, Value, as_bool, fit, name_of
 
 INVARIANT_STEPS = 8  # iterations before widening a loop-carried value's interval
 
@@ -359,9 +359,9 @@ class Evaluator:
         """Search the bounds of the loop-carried phis these expressions mention (first those
         their incoming values mention); whether any bound was found."""
         found = False
-        todo = [c for e in exprs for c in free_vars(e) if str(c) in self.deferred]
+        todo = [c for e in exprs for c in free_vars(e) if name_of(c) in self.deferred]
         for c in todo:
-            job = self.deferred.pop(str(c), None)
+            job = self.deferred.pop(name_of(c), None)
             if job is None or self._out_of_time():
                 continue
             var, incs, edges, name = job

@@ -24,6 +24,7 @@ import z3
 
 from alias_spec.plan.evaluator import free_vars
 from alias_spec.plan.shapes import NUMERAL, OTHER, Node, Shapes
+from alias_spec.plan.terms import name_of
 
 MAX_POINTS = 1 << 16
 # Points up to which a subterm's values are kept for the next address of the same function
@@ -62,7 +63,7 @@ def value_range(
     seen: set[str] = set()
     unknown = False
     for v in _variables(e) + (_variables(cond) if cond is not None else []):
-        name, w = str(v), v.size()
+        name, w = name_of(v), v.size()
         if name in seen:
             continue
         seen.add(name)
@@ -290,7 +291,7 @@ class _Planner:
         return out
 
     def _axes(self, t: z3.ExprRef) -> dict[int, tuple[str, int, int, int, z3.ExprRef]] | None:
-        if z3.is_const(t) and not z3.is_bv_value(t) and str(t) in self.known:
+        if z3.is_const(t) and not z3.is_bv_value(t) and name_of(t) in self.known:
             return {}
         if z3.is_bv_value(t) or z3.is_true(t) or z3.is_false(t):
             return {}

@@ -16,6 +16,14 @@ WIDTH = 32  # shared-memory addresses (the data layout's p3:32)
 _ADDRESS_TYPES = ("ptr addrspace(3)", "i32", "i64", "{")
 
 
+def name_of(v: z3.ExprRef) -> str:
+    """A constant's name, as ``str`` prints it, read through z3's C API (its printer costs
+    some ten times more, and variables are named on every judging of an address)."""
+    ctx = v.ctx_ref()
+    decl = z3.Z3_get_app_decl(ctx, v.as_ast())
+    return z3.Z3_get_symbol_string(ctx, z3.Z3_get_decl_name(ctx, decl))
+
+
 @dataclass
 class Value:
     expr: z3.BitVecRef | z3.BoolRef
