@@ -396,6 +396,12 @@ def _judge(acc: Access, ranges: list[tuple[int, int]],
     lo_a, hi_a = ev.interval(acc.addr.expr)
     if any(lo <= lo_a and hi_a + acc.size <= hi for lo, hi in ranges):
         return None  # proved by interval arithmetic alone
+    # A ring slot over a loop-carried phi: its bounds first (the solver would search them on
+    # its first satisfiable answer), so that the exhaustive range can use them.
+    if ev.deferred and ev.bound([acc.addr.expr]):
+        lo_a, hi_a = ev.interval(acc.addr.expr)
+        if any(lo <= lo_a and hi_a + acc.size <= hi for lo, hi in ranges):
+            return None
     exhausted = _exhausted(acc, ranges, ev)
     if exhausted is True:
         return None
