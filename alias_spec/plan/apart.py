@@ -23,6 +23,7 @@ decides a pair the solver would not decide alike.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import z3
@@ -103,12 +104,18 @@ def disjoint(bounds: Bounds, a: tuple[z3.BitVecRef, z3.BitVecRef, z3.BoolRef | N
 _BOUNDS: weakref.WeakKeyDictionary[Evaluator, Bounds] = weakref.WeakKeyDictionary()
 
 
+def _per_evaluator(table: weakref.WeakKeyDictionary[Evaluator, Any], ev: Evaluator,
+                   make: Callable[[Evaluator], Any]) -> Any:  # fmt: skip
+    """``table``'s entry for ``ev``, made on first use (dropped with the evaluator)."""
+    got = table.get(ev)
+    if got is None:
+        got = table[ev] = make(ev)
+    return got
+
+
 def bounds(ev: Evaluator) -> Bounds:
     """The bounds of the terms of ``ev``'s function (one memo per evaluator)."""
-    got = _BOUNDS.get(ev)
-    if got is None:
-        got = _BOUNDS[ev] = Bounds(ev)
-    return got
+    return _per_evaluator(_BOUNDS, ev, Bounds)  # type: ignore[no-any-return]
 
 
 MAX_SPAN = 64  # bytes an access may touch per thread for the thread-by-thread check
@@ -240,10 +247,7 @@ _THREADS: weakref.WeakKeyDictionary[Evaluator, Threads] = weakref.WeakKeyDiction
 
 def threads(ev: Evaluator) -> Threads:
     """The thread-by-thread bytes of ``ev``'s function's accesses (one memo per evaluator)."""
-    got = _THREADS.get(ev)
-    if got is None:
-        got = _THREADS[ev] = Threads(ev)
-    return got
+    return _per_evaluator(_THREADS, ev, Threads)  # type: ignore[no-any-return]
 
 
 _NAMES: dict[int, tuple[z3.ExprRef, frozenset[str]]] = {}
