@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from alias_spec.ir.llir import Function, Instruction, Operand
+from alias_spec.plan.taint import type_size
 
 WARP = 32  # threads a warp
 MAX_WARPS = 32  # a CTA's at most (1024 threads)
@@ -242,9 +243,6 @@ def _linear(fn: Function, op: Operand, warp: set[int], depth: int = 0) -> tuple[
     return (base[0], base[1] + 1) if step == (0, 1) and base[1] == 0 else None
 
 
-_SIZES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "float": 4, "double": 8, "half": 2}
-
-
 def _table(fn: Function, warp: set[int]) -> dict[int, set[int] | None]:
     """Shared byte -> the constants stored to it by i8 stores at constant addresses (None: a
     store of another kind writes it too, so what it holds is not known)."""
@@ -255,7 +253,7 @@ def _table(fn: Function, warp: set[int]) -> dict[int, set[int] | None]:
         addr = _linear(fn, i.operands[1], warp)
         if addr is None or addr[1] != 0:
             continue  # the plan check proves such a store inside a buffer of its own
-        v, size = _int(i.operands[0]), _SIZES.get(i.operands[0].type)
+        v, size = _int(i.operands[0]), type_size(i.operands[0].type)
         if i.operands[0].type == "i8" and v is not None:
             held = out.setdefault(addr[0], set())
             if held is not None:
