@@ -112,19 +112,14 @@ def compile_table(names: list[str], repeat: int,
             compiled, t_c = _compile(k)
             ttgir, llir = compiled.asm["ttgir"], compiled.asm["llir"]
             done = allocate(ttgir)  # the plan, recovered once, not timed here
+            allocated = (done.module, done.debug, done.version)
             t0 = time.perf_counter()
-            report = check_texts(ttgir, llir, f"{name}.ttgir",
-                                 allocated=(done.module, done.debug, done.version))  # fmt: skip
+            report = check_texts(ttgir, llir, f"{name}.ttgir", allocated=allocated)
             t_v = time.perf_counter() - t0
             if races:
                 t0 = time.perf_counter()
-                status_r = check_texts(
-                    ttgir,
-                    llir,
-                    f"{name}.ttgir",
-                    races=True,
-                    allocated=(done.module, done.debug, done.version),
-                ).status
+                status_r = check_texts(ttgir, llir, f"{name}.ttgir", races=True,
+                                       allocated=allocated).status  # fmt: skip
                 best_r = min(best_r, time.perf_counter() - t0)
             t0 = time.perf_counter()
             check_compiled(compiled)

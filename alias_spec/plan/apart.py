@@ -151,7 +151,7 @@ class Threads:
             return self._memo[key][1]
         try:
             out = self._table(lo, hi, cond)
-        except (exhaust._Unmodelled, OverflowError, ValueError, TypeError, ImportError):
+        except (exhaust.Unmodelled, OverflowError, ValueError, TypeError, ImportError):
             out = None
         self._memo[key] = ((lo, hi, cond), out)
         return out
@@ -166,7 +166,7 @@ class Threads:
         ranges = {**ev.var_signed, **ev.var_range}
         if lo.size() > 64 or hi.size() > 64 or tid not in ranges:
             return None
-        planner = exhaust._Planner(set(ranges), ev.interval)
+        planner = exhaust.Planner(set(ranges), ev.interval)
         axes: dict[int, tuple[str, int, int, int, z3.ExprRef]] = {}
         for t in (lo, hi):
             got = planner.axes(t)
@@ -193,7 +193,7 @@ class Threads:
                                   & np.uint64((1 << w) - 1) for _, a, b, w in dims],
                                 indexing="ij")  # fmt: skip
             env = {d[0]: g.reshape(-1) for d, g in zip(dims, grids, strict=True)}
-            run = exhaust._Eval(np, env, {}, self._shapes,
+            run = exhaust.Eval(np, env, {}, self._shapes,
                                 {i: a[0] for i, a in axes.items()})  # fmt: skip
             starts = np.broadcast_to(run.run(self._shapes.read(lo)), (points,))
             ends = np.broadcast_to(run.run(self._shapes.read(hi)), (points,))

@@ -497,9 +497,21 @@ class Evaluator:
             return v
         self.fresh += 1
         var = z3.BitVec(f"{name}.{self.fresh}", width)
-        guess = shared_type(ins.type)
-        # Cached before its incoming values are built: a loop reaches it again through them.
-        self.cache[idx] = Value(var, guess, True)
+        incs, reached = self._incoming(ins, Value(var, shared_type(ins.type), True), width)
+        if not all(isinstance(v.expr, z3.BitVecRef) for v in incs):
+            v = self._opaque(width, "phi")
+            self.cache[idx] = v
+            return v
+        v = self._joined(ins, var, incs, reached, name)
+        self.cache[idx] = v
+        return v
+
+    def _incoming(self, ins: Instruction, placeholder: Value,
+                  width: int | None = None) -> tuple[list[Value], set[int]]:  # fmt: skip
+        """The phi's incoming values, built with ``placeholder`` cached for it (a loop reaches
+        it again through them), and the pending phis reached meanwhile."""
+        idx = ins.index
+        self.cache[idx] = placeholder
         self.pending.add(idx)
         self.hits.append(set())
         # Every SSA cycle passes through a phi, and this one is now cached: values being built
@@ -511,13 +523,7 @@ class Evaluator:
             self.active = active
             reached = self.hits.pop()
             self.pending.discard(idx)
-        if not all(isinstance(v.expr, z3.BitVecRef) for v in incs):
-            v = self._opaque(width, "phi")
-            self.cache[idx] = v
-            return v
-        v = self._joined(ins, var, incs, reached, name)
-        self.cache[idx] = v
-        return v
+        return incs, reached
 
     def _joined(self, ins: Instruction, var: z3.BitVecRef, incs: list[Value], reached: set[int],
                 name: str) -> Value:  # fmt: skip
@@ -541,21 +547,12 @@ class Evaluator:
         """A phi of integer vectors, lane by lane: LLVM packs several ring counters of a
         pipelined loop into one vector (each lane a slot index, wrapped by a lane-wise select),
         so each lane is a phi of its own. A lane some incoming value does not know is unknown."""
-        name, idx = ins.name or f"%{ins.index}", ins.index
+        name = ins.name or f"%{ins.index}"
         self.fresh += 1
         lanes = [z3.BitVec(f"{name}[{i}].{self.fresh}", width) for i in range(n)]
         out = self._opaque(WIDTH, "vec")
         out.fields = {i: Value(var, False, True) for i, var in enumerate(lanes)}
-        self.cache[idx] = out  # before its incoming values: a loop reaches it through them
-        self.pending.add(idx)
-        self.hits.append(set())
-        active, self.active = self.active, set()
-        try:
-            incs = [self.operand(o) for o in ins.operands]
-        finally:
-            self.active = active
-            reached = self.hits.pop()
-            self.pending.discard(idx)
+        incs, reached = self._incoming(ins, out)
         for i, var in enumerate(lanes):
             got = [(v.fields or {}).get(i) for v in incs]
             if all(g is not None and isinstance(g.expr, z3.BitVecRef) for g in got):

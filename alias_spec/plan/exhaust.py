@@ -33,7 +33,7 @@ MEMO_POINTS = 1 << 12
 _SHAPES = "shapes"  # the memo's entry for the nodes of the terms it holds values of
 
 
-class _Unmodelled(Exception):
+class Unmodelled(Exception):
     """A term this evaluator does not model."""
 
 
@@ -52,7 +52,7 @@ def value_range(
     holds (an access's guard: the lanes that make it); None too when no point does.
     ``interval``: sound bounds of a term; with it, a subterm over a variable without a range
     (a loop-carried slot behind its wrap-around select) becomes one more axis taking every
-    value of its bounds, as if it were a variable of its own (``_Planner``)."""
+    value of its bounds, as if it were a variable of its own (``Planner``)."""
     try:
         import numpy as np
     except ImportError:
@@ -83,7 +83,7 @@ def value_range(
             return None
         known = {n for n, _, _, _ in names}
         planned: dict[int, tuple[str, int, int, int, z3.ExprRef]] = {}
-        planner = _Planner(known, interval)
+        planner = Planner(known, interval)
         for t in (e, cond) if cond is not None else (e,):
             got = planner.axes(t)
             if got is None:
@@ -109,12 +109,12 @@ def value_range(
                     & np.uint64(_mask(w)) for _, w, lo, hi in names]  # fmt: skip
             grids = np.meshgrid(*axes, indexing="ij") if axes else []
             env = {n[0]: g.reshape(-1) for n, g in zip(names, grids, strict=True)}
-            ev = _Eval(np, env, cache, shapes, {i: n for i, (n, _) in abstract.items()})
+            ev = Eval(np, env, cache, shapes, {i: n for i, (n, _) in abstract.items()})
             out = np.broadcast_to(ev.run(shapes.read(e)), (points,))
             if cond is not None:
                 where = np.asarray(ev.run(shapes.read(cond)), dtype=bool)
                 out = out[np.broadcast_to(where, (points,))]
-    except (_Unmodelled, OverflowError, ValueError, TypeError):
+    except (Unmodelled, OverflowError, ValueError, TypeError):
         return None
     if out.size == 0:
         return None
@@ -129,7 +129,7 @@ def _variables(e: z3.ExprRef) -> list[z3.ExprRef]:
     return free_vars(e)
 
 
-class _Eval:
+class Eval:
     """Values of terms as numpy arrays (bit-vectors as uint64 below their width's mask,
     Booleans as bool), one entry per point, over their nodes (``shapes.Shapes``)."""
 
@@ -166,16 +166,16 @@ class _Eval:
             return np.bool_(False)
         if n.name:
             if n.name not in self.env:
-                raise _Unmodelled(n.name)
+                raise Unmodelled(n.name)
             return self.env[n.name]
         if k == OTHER:
-            raise _Unmodelled("not an application")
+            raise Unmodelled("not an application")
         kids = n.kids
         if n.width == 0:
             return self._bool(k, kids)
         w = n.width
         if w > 64:
-            raise _Unmodelled("wider than 64 bits")
+            raise Unmodelled("wider than 64 bits")
         m = np.uint64(_mask(w))
         if k == z3.Z3_OP_ITE:
             return np.where(self.run(kids[0]), self.run(kids[1]), self.run(kids[2]))
@@ -232,12 +232,12 @@ class _Eval:
             x, d = vals
             zero = d == np.uint64(0)
             if k in (z3.Z3_OP_BUDIV_I, z3.Z3_OP_BUREM_I) and np.any(zero):
-                raise _Unmodelled("division by zero left unspecified")
+                raise Unmodelled("division by zero left unspecified")
             safe = np.where(zero, np.uint64(1), d)
             if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I):
                 return np.where(zero, m, x // safe)
             return np.where(zero, x, x % safe)
-        raise _Unmodelled(f"op {k}")
+        raise Unmodelled(f"op {k}")
 
     def _bool(self, k: int, kids: tuple[int, ...]) -> Any:
         np = self.np
@@ -263,10 +263,10 @@ class _Eval:
                 a, b = a ^ flip, b ^ flip
             op = unsigned.get(k) or signed[k]
             return {"le": a <= b, "lt": a < b, "ge": a >= b, "gt": a > b}[op]
-        raise _Unmodelled("a Boolean operation")
+        raise Unmodelled("a Boolean operation")
 
 
-class _Planner:
+class Planner:
     """Which subterms stand for axes of their own: the smallest ones over a variable without
     a range that have bounds of at most ``MAX_POINTS`` values (a bit-vector, by ``interval``)
     or are a condition (both truth values). Sound: the term takes at most the values of its

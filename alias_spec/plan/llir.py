@@ -393,15 +393,18 @@ def _judge(acc: Access, ranges: list[tuple[int, int]],
     cannot be decided."""
     if acc.size is None or not isinstance(acc.addr.expr, z3.BitVecRef) or not acc.addr.smem:
         return "unbounded"
-    lo_a, hi_a = ev.interval(acc.addr.expr)
-    if any(lo <= lo_a and hi_a + acc.size <= hi for lo, hi in ranges):
+    size = acc.size
+
+    def by_intervals() -> bool:
+        lo_a, hi_a = ev.interval(acc.addr.expr)
+        return any(lo <= lo_a and hi_a + size <= hi for lo, hi in ranges)
+
+    if by_intervals():
         return None  # proved by interval arithmetic alone
     # A ring slot over a loop-carried phi: its bounds first (the solver would search them on
-    # its first satisfiable answer), so that the exhaustive range can use them.
-    if ev.deferred and ev.bound([acc.addr.expr]):
-        lo_a, hi_a = ev.interval(acc.addr.expr)
-        if any(lo <= lo_a and hi_a + acc.size <= hi for lo, hi in ranges):
-            return None
+    # its first satisfiable answer), so that intervals and the exhaustive range can use them.
+    if ev.deferred and ev.bound([acc.addr.expr]) and by_intervals():
+        return None
     exhausted = _exhausted(acc, ranges, ev)
     if exhausted is True:
         return None
