@@ -159,14 +159,21 @@ def test_the_pair_question_skips_the_solver_only_when_apart(
     assert verdict == "sat" and witness["byte"] == 4096
     assert {witness["tid.x"], witness["tid.x'"]} == {3, 70}
 
-    def no_solver() -> None:
+    def no_solver(timeout_ms: int) -> None:
         raise AssertionError("the solver was asked")
 
-    monkeypatch.setattr(z3, "Solver", no_solver)
+    monkeypatch.setattr(races, "one_shot_solver", no_solver)
     apart = races._overlap(_party(tid * 4, 1), _party(_bv(512) + tid * 4, 2), ev)
     assert apart == ("unsat", {})
+    # The meeting is found by evaluating each party over its points (a model, no solver).
+    verdict, witness = races._overlap(_party(a, 1), _party(b, 2), ev)
+    assert verdict == "sat" and witness == {"byte": 4096, "tid.x": 3, "tid.x'": 70}
+    # Over a value both threads share (a kernel argument) the parties are not evaluated apart:
+    # the solver is asked.
+    n = z3.BitVec("arg0", 32)
+    shared_a, shared_b = z3.If(tid == 3, n, tid * 4), z3.If(tid == 70, n, _bv(8192) + tid * 4)
     with pytest.raises(AssertionError, match="solver was asked"):
-        races._overlap(_party(a, 1), _party(b, 2), ev)
+        races._overlap(_party(shared_a, 1), _party(shared_b, 2), ev)
 
 
 def test_a_warp_s_own_shuffle_is_apart_without_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,8 +186,103 @@ def test_a_warp_s_own_shuffle_is_apart_without_the_solver(monkeypatch: pytest.Mo
     verdict, witness = races._overlap(mine, neighbour, ev, any_thread=True)
     assert verdict == "sat" and witness["tid.x"] // 32 == witness["tid.x'"] // 32
 
-    def no_solver() -> None:
+    def no_solver(timeout_ms: int) -> None:
         raise AssertionError("the solver was asked")
 
-    monkeypatch.setattr(z3, "Solver", no_solver)
+    monkeypatch.setattr(races, "one_shot_solver", no_solver)
     assert races._overlap(mine, neighbour, ev) == ("unsat", {})
+
+
+def _wide(lo: z3.BitVecRef, size: int) -> tuple[z3.BitVecRef, z3.BitVecRef, z3.BoolRef | None]:
+    """A wgmma operand's bytes: [first, last + 1), wider than the warp table's span."""
+    return lo, lo + size, None
+
+
+def test_ring_slots_apart_by_their_runs() -> None:
+    """A wgmma reads one 2 KiB tile of a 4-slot ring (slots 16 KiB apart, the slot a loop
+    value in [0, 3]); a copy writes bytes between two of its tiles. The bounds of the read
+    cover the copy's bytes; its runs (one per slot) do not."""
+    ev = _ev()
+    tid = ev.thread_id()
+    slot = z3.BitVec("slot", 32)
+    ev.var_range["slot"] = (0, 3)
+    read = _wide(_bv(2048) + slot * 16384, 2048)
+    copy = _span(_bv(16384) + (tid & 127) * 16, 16)  # bytes 16384 to 18431
+    assert not disjoint(bounds(ev), read, copy)
+    assert threads(ev).apart(read, copy, any_thread=True)
+    assert threads(ev).apart(copy, read, any_thread=False)
+    # One byte into the next tile (slot 1 starts at 18432): the runs meet.
+    late = _span(_bv(16385) + (tid & 127) * 16, 16)
+    assert not threads(ev).apart(read, late, any_thread=True)
+    # Slot 4 is not in the range; with it (another function), the read covers bytes past 67584.
+    past = _span(_bv(67584) + tid, 1)
+    assert threads(ev).apart(read, past, any_thread=True)
+    ev = _ev()
+    ev.var_range["slot"] = (0, 4)
+    assert not threads(ev).apart(read, past, any_thread=True)
+
+
+def test_runs_merge_and_meet() -> None:
+    import numpy as np
+
+    from alias_spec.plan.apart import Touched, _runs, _runs_meet
+
+    u = np.uint64
+    starts, ends = np.array([8, 0, 4, 20], dtype=u), np.array([12, 4, 6, 24], dtype=u)
+    s, e = _runs(starts, ends)
+    # [0, 4) and [4, 6) touch: one run; [8, 12) and [20, 24) apart.
+    assert s.tolist() == [0, 8, 20] and e.tolist() == [6, 12, 24]
+    a = Touched(s, e, None)
+
+    def one(lo: int, hi: int) -> Touched:
+        return Touched(np.array([lo], dtype=u), np.array([hi], dtype=u), None)
+
+    assert not _runs_meet(a, one(6, 8)) and not _runs_meet(a, one(12, 20))
+    assert _runs_meet(a, one(5, 7)) and _runs_meet(a, one(11, 21)) and _runs_meet(one(0, 99), a)
+    assert not _runs_meet(a, one(24, 30)) and _runs_meet(a, one(23, 30))
+
+
+def test_a_witness_meets_every_constraint() -> None:
+    """The witness search evaluates each party with all its constraints: a meeting only at
+    points a constraint excludes is not found (and the solver proves the pair apart)."""
+    from alias_spec.plan.apart import witnesses
+
+    ev = _ev()
+    tid = ev.thread_id()
+    a, b = _two_threads(tid)
+    low = z3.ULT(tid, 64)  # the second party's thread 70 is excluded
+    assert witnesses(ev).find((a, a + 4, []), (b, b + 4, [low]), any_thread=False) is None
+    assert witnesses(ev).find((a, a + 4, []), (b, b + 4, []), any_thread=False) == {
+        "byte": 4096, "tid.x": 3, "tid.x'": 70}  # fmt: skip
+    guarded = Access(2, 1, "store float", 4, Value(b, True, False), None, cond=low)
+    other = races._Party(guarded, b, b + 4, "write", None, "generic")
+    assert races._overlap(_party(a, 1), other, ev) == ("unsat", {})
+    # Two lanes of one warp meet: no pair of threads of different warps; any two threads do.
+    lanes = z3.If(tid == 4, _bv(12), tid * 4)
+    side = (lanes, lanes + 4, [])
+    assert witnesses(ev).find(side, side, any_thread=False) is None
+    assert witnesses(ev).find(side, side, any_thread=True) is not None
+    # Only the warps each thread may be of: warp 2 against warp 0 (thread 3) finds none.
+    only = (frozenset({2}), frozenset({0, 1, 2, 3}))
+    assert witnesses(ev).find((a, a + 4, []), (b, b + 4, []), False, only) is None
+
+
+def test_a_value_with_no_range_takes_candidate_values() -> None:
+    """A kernel argument with no proved range takes a few values (any is real); a constraint
+    none of them meets leaves the pair to the solver, which finds the model."""
+    from alias_spec.plan.apart import witnesses
+
+    ev = _ev()
+    tid = ev.thread_id()
+    n = z3.BitVec("arg1", 32)
+    mine = (tid * 4, tid * 4 + 4, [])
+    theirs = (_bv(64), _bv(68), [z3.UGT(n, 63)])
+    got = witnesses(ev).find(mine, theirs, any_thread=True)
+    assert got is not None and got["byte"] == 64 and got["tid.x"] == 16
+    odd = (_bv(64), _bv(68), [n == 12345])
+    assert witnesses(ev).find(mine, odd, any_thread=True) is None
+    write = Access(2, 1, "store float", 4, Value(_bv(64), True, False), None, cond=n == 12345)
+    verdict, w = races._overlap(_party(tid * 4, 1),
+                                races._Party(write, _bv(64), _bv(68), "write", None, "generic"),
+                                ev)  # fmt: skip
+    assert verdict == "sat" and w["byte"] == 64 and w["tid.x"] // 32 != w["tid.x'"] // 32

@@ -10,10 +10,12 @@ threads and any values the pair's question could pick (its constraints only remo
 bounds apart are a proof that the question is unsatisfiable. Bounds that meet decide nothing
 (the solver is asked).
 
-Where the bounds meet (one buffer, written and read by all threads), the two accesses are
-compared thread by thread (``Threads``): each one's bytes at every thread id and every point of
-its other values, as a table of the warps that touch each byte; no byte touched by two threads
-of different warps (any two, for an access still in flight) is a proof too.
+Where the bounds meet (one buffer, written and read by all threads), each access is evaluated
+at every thread id and every point of its other values (``Threads``): the bytes it may touch
+as sorted runs, and for narrow accesses a table of the warps that touch each byte. Runs of the
+two apart (a ring's slots: each access touches a few slots of one wide range) or no byte
+touched by two threads of different warps (any two, for an access still in flight) is a
+proof too.
 
 The ranges are those the evaluator has proved (``var_range``, ``var_signed``, a merge's
 incoming values), each implied by a constraint the pair's question holds, so this never
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import z3
 
@@ -124,6 +126,42 @@ MAX_TABLE = 1 << 14  # points (thread ids times the other values' axes) of one a
 Table = tuple[Any, Any]  # the bytes touched (sorted), and per byte the mask of warps touching it
 
 
+class Touched(NamedTuple):
+    """What one access may touch over all its points: ``starts`` and ``ends``, the sorted
+    disjoint runs [start, end) of bytes; ``warps``, the per-byte table of warps where every
+    thread's span is at most ``MAX_SPAN`` bytes (else None)."""
+
+    starts: Any
+    ends: Any
+    warps: Table | None
+
+
+def _runs(starts: Any, ends: Any) -> tuple[Any, Any]:
+    """The spans [starts[i], ends[i]) merged into sorted disjoint runs."""
+    import numpy as np
+
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], np.maximum.accumulate(ends[order])
+    # A run starts where a span begins past every earlier span's end.
+    new = np.concatenate(([True], s[1:] > e[:-1]))
+    at = np.flatnonzero(new)
+    last = np.concatenate((at[1:] - 1, [s.size - 1]))
+    return s[at], e[last]
+
+
+def _runs_meet(a: Touched, b: Touched) -> bool:
+    """Whether some run of ``a`` and some run of ``b`` share a byte."""
+    import numpy as np
+
+    if a.starts.size == 0 or b.starts.size == 0:
+        return False
+    # For each run of a, the first run of b ending past its start: they meet where it also
+    # starts before a's end.
+    i = np.searchsorted(b.ends, a.starts, side="right")
+    ok = i < b.starts.size
+    return bool(np.any(b.starts[i[ok]] < a.ends[ok]))
+
+
 class Threads:
     """Each thread's bytes of an access, evaluated at every thread id of the block and every
     point of its other values' ranges (``exhaust.py``'s evaluator; a subterm over a value with
@@ -138,11 +176,12 @@ class Threads:
         self.ev = ev
         self._shapes = Shapes()  # keeps the terms read alive: node ids are not reused
         # (lo id, hi id, guard id or -1) -> the terms (kept alive so that their ids are not
-        # reused) and the access's table, None when not known here
-        self._memo: dict[tuple[int, int, int], tuple[Any, Table | None]] = {}
+        # reused) and what the access touches, None when not known here
+        self._memo: dict[tuple[int, int, int], tuple[Any, Touched | None]] = {}
         self._key = _ranges_key(ev)
 
-    def _warps(self, lo: z3.BitVecRef, hi: z3.BitVecRef, cond: z3.BoolRef | None) -> Table | None:
+    def _touched(self, lo: z3.BitVecRef, hi: z3.BitVecRef,
+                 cond: z3.BoolRef | None) -> Touched | None:  # fmt: skip
         if _ranges_key(self.ev) != self._key:  # a range proved since: tighter tables
             self._memo.clear()
             self._key = _ranges_key(self.ev)
@@ -156,9 +195,10 @@ class Threads:
         self._memo[key] = ((lo, hi, cond), out)
         return out
 
-    def _table(self, lo: z3.BitVecRef, hi: z3.BitVecRef, cond: z3.BoolRef | None) -> Table | None:
+    def _table(self, lo: z3.BitVecRef, hi: z3.BitVecRef,
+               cond: z3.BoolRef | None) -> Touched | None:  # fmt: skip
         """None where not known here: a term wider than 64 bits, too many points, a span
-        empty or wider than ``MAX_SPAN``."""
+        empty or wrapped; no warp table where a span is wider than ``MAX_SPAN``."""
         import numpy as np
 
         ev = self.ev
@@ -205,9 +245,12 @@ class Threads:
                 starts, ends, warps = starts[made], ends[made], warps[made]
         # An empty or wrapped span: the question's two comparisons do not mean a common byte
         # there; a wide one: too many bytes to list.
-        span = ends - starts
-        if np.any(ends <= starts) or np.any(span > np.uint64(MAX_SPAN)):
+        if np.any(ends <= starts):
             return None
+        runs = _runs(starts, ends)
+        span = ends - starts
+        if np.any(span > np.uint64(MAX_SPAN)):
+            return Touched(*runs, None)
         width = int(span.max()) if span.size else 0
         touched = np.concatenate([(starts + np.uint64(k))[span > np.uint64(k)]
                                   for k in range(width)] or [np.zeros(0, np.uint64)])  # fmt: skip
@@ -216,10 +259,10 @@ class Threads:
         order = np.argsort(touched, kind="stable")
         touched, bits = touched[order], np.left_shift(np.uint64(1), who[order])
         if touched.size == 0:
-            return touched, bits
+            return Touched(*runs, (touched, bits))
         first = np.concatenate(([True], touched[1:] != touched[:-1]))
         starts_at = np.flatnonzero(first)
-        return touched[starts_at], np.bitwise_or.reduceat(bits, starts_at)
+        return Touched(*runs, (touched[starts_at], np.bitwise_or.reduceat(bits, starts_at)))
 
     def apart(
         self,
@@ -229,7 +272,12 @@ class Threads:
     ) -> bool:
         """Whether no byte of ``a`` by one thread is a byte of ``b`` by another of a different
         warp (``any_thread``: by any thread, the same one included)."""
-        ta, tb = self._warps(*a), self._warps(*b)
+        got_a, got_b = self._touched(*a), self._touched(*b)
+        if got_a is None or got_b is None:
+            return False
+        if not _runs_meet(got_a, got_b):
+            return True
+        ta, tb = got_a.warps, got_b.warps
         if ta is None or tb is None:
             return False
         import numpy as np
@@ -265,3 +313,141 @@ def names_of(e: z3.ExprRef) -> frozenset[str]:
     out = frozenset(v.decl().name() for v in free_vars(e))
     _NAMES[e.get_id()] = (e, out)
     return out
+
+
+# Values tried for a variable with no proved range when a witness is sought (a kernel
+# argument such as a length, which the pair's constraints may only require to be positive):
+# any value is a real one, so a point that meets every constraint is a model.
+CANDIDATES = (0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 65, 127, 128, 255, 256, 1023, 1024,
+              4095, 4096, 65535, 65536, (1 << 31) - 1, 1 << 31, (1 << 32) - 1)  # fmt: skip
+
+MAX_ROWS = 1 << 16  # points of one party evaluated in the search for a witness
+Side = tuple[z3.BitVecRef, z3.BitVecRef, list[z3.BoolRef]]  # first byte, end, constraints
+Rows = tuple[Any, Any, Any]  # per point meeting every constraint: first byte, end, thread id
+
+
+class Witnesses:
+    """Models of a pair's question found without the solver: each party evaluated at every
+    point of its variables (every value of a proved range, else ``CANDIDATES``) with all its
+    constraints, and two points whose bytes meet joined. The question's parties share no
+    variable (the caller checks it), so two such points are a model of it: "sat" is what the
+    solver would answer, with a witness of the same form. None where no point is found here
+    (the solver is asked)."""
+
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+        self._shapes = Shapes()  # keeps the terms read alive: node ids are not reused
+        # (term ids, warps) -> the terms (kept alive so that their ids are not reused) and
+        # the side's rows (a party is in many pairs)
+        self._memo: dict[tuple[Any, ...], tuple[Side, Rows | None]] = {}
+        self._key = _ranges_key(ev)
+
+    def _rows(self, side: Side, warps: frozenset[int] | None) -> Rows | None:
+        if _ranges_key(self.ev) != self._key:
+            self._memo.clear()
+            self._key = _ranges_key(self.ev)
+        key = (side[0].get_id(), side[1].get_id(), *(c.get_id() for c in side[2]), warps)
+        got = self._memo.get(key)
+        if got is None:
+            got = self._memo[key] = (side, self._evaluated(side, warps))
+        return got[1]
+
+    def _evaluated(self, side: Side, warps: frozenset[int] | None) -> Rows | None:
+        import numpy as np
+
+        ev = self.ev
+        lo, hi, constraints = side
+        tid = ev.thread_id()
+        widths: dict[str, int] = {}
+        for t in (lo, hi, *constraints, tid):
+            for v in free_vars(t):
+                widths[v.decl().name()] = v.size()
+        if any(w > 64 for w in widths.values()):
+            return None
+        dims = []
+        points = 1
+        for n, w in sorted(widths.items()):
+            got = ev.var_range.get(n) or ev.var_signed.get(n)
+            if got is not None:
+                if got[1] < got[0]:
+                    return None
+                vals = np.arange(got[0], got[1] + 1, dtype=np.int64)
+            else:
+                vals = np.array(sorted({c & ((1 << w) - 1) for c in CANDIDATES}), dtype=np.int64)
+            points *= vals.size
+            if points > MAX_ROWS:
+                return None
+            dims.append((n, vals.astype(np.uint64) & np.uint64((1 << w) - 1)))
+        with np.errstate(all="ignore"):
+            grids = np.meshgrid(*[d[1] for d in dims], indexing="ij")
+            env = {d[0]: g.reshape(-1) for d, g in zip(dims, grids, strict=True)}
+            run = exhaust.Eval(np, env, {}, self._shapes)
+            ok = np.ones(points, dtype=bool)
+            for c in constraints:
+                ok &= np.broadcast_to(np.asarray(run.run(self._shapes.read(c)), dtype=bool),
+                                      (points,))  # fmt: skip
+            starts = np.broadcast_to(run.run(self._shapes.read(lo)), (points,))
+            ends = np.broadcast_to(run.run(self._shapes.read(hi)), (points,))
+        tids = env[tid.decl().name()]
+        if warps is not None:
+            ok &= np.isin(tids >> np.uint64(5), np.array(sorted(warps), dtype=np.uint64))
+        return starts[ok], ends[ok], tids[ok]
+
+    def find(self, a: Side, b: Side, any_thread: bool,
+             warps: tuple[frozenset[int], frozenset[int]] | None = None,
+             ) -> dict[str, int] | None:  # fmt: skip
+        """A point of ``a`` and one of ``b`` (its own copies of the variables) whose bytes
+        meet (``lo_a < hi_b`` and ``lo_b < hi_a``), of threads of different warps unless
+        ``any_thread``: the byte, both thread ids; None where none is found."""
+        try:
+            ra = self._rows(a, warps[0] if warps else None)
+            rb = self._rows(b, warps[1] if warps else None) if ra is not None else None
+        except (exhaust.Unmodelled, OverflowError, ValueError, TypeError, ImportError):
+            return None
+        if ra is None or rb is None or ra[0].size == 0 or rb[0].size == 0:
+            return None
+        import numpy as np
+
+        if any_thread:
+            return _joined(ra, rb)
+        # Two threads of different warps: a's points of one warp against b's of the others.
+        warp = np.uint64(5)
+        for w in np.unique(ra[2] >> warp):
+            mine = (ra[2] >> warp) == w
+            other = (rb[2] >> warp) != w
+            got = _joined(tuple(x[mine] for x in ra), tuple(x[other] for x in rb))  # type: ignore[arg-type]
+            if got is not None:
+                return got
+        return None
+
+
+def _joined(ra: Rows, rb: Rows) -> dict[str, int] | None:
+    """A point of ``ra`` and one of ``rb`` whose bytes meet, as a witness, or None."""
+    import numpy as np
+
+    if ra[0].size == 0 or rb[0].size == 0:
+        return None
+    order = np.argsort(ra[0], kind="stable")
+    lo_a, hi_a, tid_a = ra[0][order], ra[1][order], ra[2][order]
+    # Among a's points starting before b's end, the one reaching furthest: it meets b's
+    # bytes if any of them does.
+    reach = np.maximum.accumulate(hi_a)
+    where = np.maximum.accumulate(np.where(hi_a == reach, np.arange(hi_a.size), 0))
+    k = np.searchsorted(lo_a, rb[1], side="left") - 1
+    can = k >= 0
+    idx = np.flatnonzero(can)
+    hit = idx[reach[k[can]] > rb[0][can]]
+    if hit.size == 0:
+        return None
+    j = int(hit[0])
+    i = int(where[k[j]])
+    return {"byte": int(max(lo_a[i], rb[0][j])), "tid.x": int(tid_a[i]),
+            "tid.x'": int(rb[2][j])}  # fmt: skip
+
+
+_WITNESSES: weakref.WeakKeyDictionary[Evaluator, Witnesses] = weakref.WeakKeyDictionary()
+
+
+def witnesses(ev: Evaluator) -> Witnesses:
+    """The witness search of ``ev``'s function's pairs (one per evaluator)."""
+    return _per_evaluator(_WITNESSES, ev, Witnesses)  # type: ignore[no-any-return]

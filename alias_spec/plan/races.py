@@ -93,7 +93,7 @@ from dataclasses import dataclass, replace
 import z3
 
 from alias_spec.ir.llir import Function, Instruction
-from alias_spec.plan.apart import bounds, disjoint, names_of, threads
+from alias_spec.plan.apart import bounds, disjoint, names_of, threads, witnesses
 from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.guards import dominators
 from alias_spec.plan.mbarrier import Phases, Ring, RingLoad, follow
@@ -102,7 +102,7 @@ from alias_spec.plan.plan import Finding, Note, Report
 from alias_spec.plan.proxy import unfenced
 from alias_spec.plan.ring import NAME, UNIFORM, Subst, at, elected, iteration, runs, within
 from alias_spec.plan.taint import back_edges
-from alias_spec.plan.terms import Access
+from alias_spec.plan.terms import Access, one_shot_solver
 
 PROXY_RULE = "plan.race.proxy"  # a generic access and an asynchronous one, no proxy fence
 MAX_PAIRS = 4_000  # unordered pairs judged per function; past it: a note
@@ -448,10 +448,21 @@ def _overlap(pa: _Party, pb: _Party, ev: Evaluator, same: frozenset[str] = froze
         assert isinstance(e, z3.BitVecRef)
         return z3.ZeroExt(64 - e.size(), e)
 
+    if forms is None:
+        # A model found by evaluating each party over its own points, where they share no
+        # variable (every shared one has its copy for the second): the solver's answer.
+        renamed = {o.get_id() for o, _ in subst}
+        of_a = {v.get_id() for e in [*first, *facts_a] for v in free_vars(e)}
+        of_b = {v.get_id() for e in [*second, *facts_b] for v in free_vars(e)}
+        if not (of_a & of_b) - renamed:
+            w = witnesses(ev).find((first[0], first[1], facts_a + first[2:]),
+                                   (second[0], second[1], facts_b + second[2:]), any_thread,
+                                   warps)  # fmt: skip
+            if w is not None:
+                return "sat", w
     lo_a, hi_a = wide(first[0]), wide(first[1])
     lo_b, hi_b = wide(_renamed(second[0], subst)), wide(_renamed(second[1], subst))
-    s = z3.Solver()
-    s.set("timeout", PAIR_TIMEOUT_MS)
+    s = one_shot_solver(PAIR_TIMEOUT_MS)
     s.add(*facts_a, *(_renamed(f, subst) for f in facts_b))
     if a.cond is not None:
         s.add(first[2])

@@ -24,6 +24,22 @@ def name_of(v: z3.ExprRef) -> str:
     return z3.Z3_get_symbol_string(ctx, z3.Z3_get_decl_name(ctx, decl))
 
 
+_ONE_SHOT: list[z3.Tactic] = []
+
+
+def one_shot_solver(timeout_ms: int) -> z3.Solver:
+    """A solver for one quantifier-free bit-vector question asked once (no push or pop):
+    simplified, unconstrained terms eliminated, bit-blasted to SAT. Complete like z3's default
+    solver (the same sat and unsat answers, models included) and about twice as fast on the
+    race check's satisfiable pair questions."""
+    if not _ONE_SHOT:
+        _ONE_SHOT.append(z3.Then("simplify", "propagate-values", "solve-eqs", "elim-uncnstr",
+                                 "bit-blast", "sat"))  # fmt: skip
+    s = _ONE_SHOT[0].solver()
+    s.set("timeout", timeout_ms)
+    return s
+
+
 @dataclass
 class Value:
     expr: z3.BitVecRef | z3.BoolRef
