@@ -179,11 +179,13 @@ class Threads:
         # reused) and what the access touches, None when not known here
         self._memo: dict[tuple[int, int, int], tuple[Any, Touched | None]] = {}
         self._key = _ranges_key(ev)
+        self._planner: exhaust.Planner | None = None  # shared: the accesses share subterms
 
     def _touched(self, lo: z3.BitVecRef, hi: z3.BitVecRef,
                  cond: z3.BoolRef | None) -> Touched | None:  # fmt: skip
         if _ranges_key(self.ev) != self._key:  # a range proved since: tighter tables
             self._memo.clear()
+            self._planner = None
             self._key = _ranges_key(self.ev)
         key = (lo.get_id(), hi.get_id(), -1 if cond is None else cond.get_id())
         if key in self._memo:
@@ -206,7 +208,9 @@ class Threads:
         ranges = {**ev.var_signed, **ev.var_range}
         if lo.size() > 64 or hi.size() > 64 or tid not in ranges:
             return None
-        planner = exhaust.Planner(set(ranges), ev.interval)
+        if self._planner is None:
+            self._planner = exhaust.Planner(set(ranges), ev.interval)
+        planner = self._planner
         axes: dict[int, tuple[str, int, int, int, z3.ExprRef]] = {}
         for t in (lo, hi):
             got = planner.axes(t)
@@ -391,7 +395,9 @@ class Witnesses:
         tids = env[tid.decl().name()]
         if warps is not None:
             ok &= np.isin(tids >> np.uint64(5), np.array(sorted(warps), dtype=np.uint64))
-        return starts[ok], ends[ok], tids[ok]
+        starts, ends, tids = starts[ok], ends[ok], tids[ok]
+        order = np.argsort(starts, kind="stable")  # sorted once: joined in many pairs
+        return starts[order], ends[order], tids[order]
 
     def find(self, a: Side, b: Side, any_thread: bool,
              warps: tuple[frozenset[int], frozenset[int]] | None = None,
@@ -427,8 +433,8 @@ def _joined(ra: Rows, rb: Rows) -> dict[str, int] | None:
 
     if ra[0].size == 0 or rb[0].size == 0:
         return None
-    order = np.argsort(ra[0], kind="stable")
-    lo_a, hi_a, tid_a = ra[0][order], ra[1][order], ra[2][order]
+    # ``_rows`` gives its points sorted by their first byte.
+    lo_a, hi_a, tid_a = ra
     # Among a's points starting before b's end, the one reaching furthest: it meets b's
     # bytes if any of them does.
     reach = np.maximum.accumulate(hi_a)
