@@ -209,6 +209,8 @@ def accesses(fn: Function, ev: Evaluator,
     out: list[Access] = []
     unread: list[str] = []
     guards = Guards(fn, ev)
+    # Loads that run as part of the op their address was computed for (``_beside``).
+    beside: set[int] = set()
     for ins in fn.instructions:
         first, modelled = len(out), len(ev.modelled)
         _instruction_accesses(ins, ev, out, unread, defined)
@@ -219,6 +221,8 @@ def accesses(fn: Function, ev: Evaluator,
         for acc in new:
             acc.cond = _guarded(acc.cond, guards.of(ins.block))
             acc.made_at = made
+        if made and ins.opcode == "load" and _beside(fn, ins, made):
+            beside.update(id(acc) for acc in new)
     out += ev.modelled  # what the Hopper hooks modelled (TMA boxes, wgmma operands)
     ev.modelled = []
     if ev.attribution is not None:
@@ -233,8 +237,40 @@ def accesses(fn: Function, ev: Evaluator,
                 # excused. One dead there is the op its location was moved from.
                 other = [o for o in made if o not in acc.within]
                 live = ev.attribution.live_at(acc.dbg, other)
-                acc.moved = [o for o in other if o not in live]
+                moved = [o for o in other if o not in live]
+                if moved and id(acc) in beside:
+                    # It runs where that op's own loads run: its buffers are live there.
+                    acc.within = acc.within + moved
+                else:
+                    acc.moved = moved
     return out, unread
+
+
+def _beside(fn: Function, ins: Instruction, made: tuple[str, ...]) -> bool:
+    """Whether a load runs as part of the op its address was computed for, though its location
+    names another op (LLVM splits a vector load and gives the pieces the location of the op
+    that uses them): earlier in its block, with nothing between that writes memory, calls or
+    waits, stands a load or store at the location of that op. Then the load reads what that
+    op's own access would read at that point, where that op's buffers are live."""
+    block = fn.blocks[ins.block].instructions if ins.block < len(fn.blocks) else []
+    # A block's instructions are consecutive in textual order.
+    at = ins.index - block[0] if block else -1
+    if not 0 < at < len(block) or block[at] != ins.index:
+        return False
+    for j in reversed(block[max(0, at - _BESIDE) : at]):
+        prev = fn.instructions[j]
+        if prev.opcode in ("load", "store") and prev.dbg in made:
+            return True
+        if prev.opcode in _EFFECTS:
+            return False
+    return False
+
+
+_BESIDE = 256  # instructions looked back over for that op's access
+
+# What may write memory, synchronise threads or run unknown code between a load and the op its
+# address belongs to.
+_EFFECTS = {"store", "call", "atomicrmw", "cmpxchg", "fence", "invoke", "callbr", "va_arg"}
 
 
 def _address_locations(ins: Instruction, ev: Evaluator) -> tuple[str, ...]:
