@@ -116,3 +116,44 @@ def test_repeat_below_one_is_one_line(tmp_path: Path) -> None:
                          timeout=120)  # fmt: skip
     assert run.returncode == 2 and "--repeat must be at least 1" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+SCRIPT = REALWORLD / "capture_and_bench.sh"
+
+
+def test_capture_and_bench_without_a_step_is_usage(tmp_path: Path) -> None:
+    run = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=60,
+                         env={"PATH": "/usr/bin:/bin", "OUT": str(tmp_path / "out"),
+                              "WORK": str(tmp_path / "work")})  # fmt: skip
+    assert run.returncode == 2 and run.stderr.strip().startswith("usage:")
+
+
+@pytest.mark.slow
+def test_capture_and_bench_merges_each_library_s_times(tmp_path: Path) -> None:
+    """The bench step on a capture laid out as the capture step leaves it (one cache and one
+    compile_times.json a library): the recorded times of both libraries are merged and each
+    kernel set against its own."""
+    import os
+
+    work = tmp_path / "work"
+    with tarfile.open(REALWORLD / "h200" / "liger.tar.xz") as tar:
+        names = sorted({m.name.split("/")[0] for m in tar.getmembers()})[:2]
+        for lib, name in zip(("liger", "other"), names, strict=True):
+            tar.extractall(work / "c" / lib, members=[m for m in tar.getmembers()
+                                                      if m.name.startswith(name + "/")])  # fmt: skip
+            stem = next((work / "c" / lib / name).glob("*.ttgir")).stem
+            (work / "cap" / lib).mkdir(parents=True)
+            (work / "cap" / lib / "compile_times.json").write_text(
+                json.dumps(
+                    {"kernels": {f"{name}/{stem}": {"compile_s": 3.0 if lib == "liger" else 5.0}}}
+                )
+            )
+    out = tmp_path / "out"
+    env = {**os.environ, "WORK": str(work), "OUT": str(out), "JOBS": "1", "RACES": "",
+           "PYTHON": sys.executable}  # fmt: skip
+    run = subprocess.run(["bash", str(SCRIPT), "bench"], capture_output=True, text=True,
+                         timeout=900, env=env)  # fmt: skip
+    assert run.returncode == 0 and "bench exit 0" in run.stdout, run.stdout + run.stderr
+    rows = json.loads((out / "bench.json").read_text())["cache"]
+    assert sorted(r["compile_s"] for r in rows) == [3.0, 5.0]
+    assert json.loads((out / "machine_bench.json").read_text())["cores"] >= 1

@@ -4,6 +4,7 @@
 #   bash capture_and_bench.sh capture   # Liger-Kernel, flash-linear-attention, torch.compile;
 #                                       # each library's compile times and Triton cache
 #   bash capture_and_bench.sh bench     # bench_plan --cache over the three caches, --races too
+#                                       # (RACES= leaves the race check out)
 # Work files under $WORK (default /tmp/rw); results in $OUT (default ./rw-out): capture.tar.xz
 # (caches: .ttgir, .llir, .json only; ops.json and compile_times.json of each library),
 # bench.json and bench.log. Needs torch with CUDA, Triton, and for plan z3 and llvmlite;
@@ -63,7 +64,7 @@ for f in sorted(work.glob("cap/*/compile_times.json")):
 print(len(merged), "compile times")
 PYEOF
   timeout "${BENCH_LIMIT:-480}" $PY "$ROOT/benchmarks/bench_plan.py" --cache "$WORK/c" \
-    --compile-times "$WORK/compile_times.json" --jobs "$JOBS" --repeat 2 ${RACES:---races} \
+    --compile-times "$WORK/compile_times.json" --jobs "$JOBS" --repeat 2 ${RACES---races} \
     --out "$OUT/bench.json" >"$OUT/bench.log" 2>&1
   echo "bench exit $?"
   tail -8 "$OUT/bench.log"
