@@ -233,10 +233,7 @@ class Threads:
         if points > MAX_TABLE or points < 1:
             return None
         with np.errstate(all="ignore"):
-            grids = np.meshgrid(*[np.arange(a, b + 1, dtype=np.int64).astype(np.uint64)
-                                  & np.uint64((1 << w) - 1) for _, a, b, w in dims],
-                                indexing="ij")  # fmt: skip
-            env = {d[0]: g.reshape(-1) for d, g in zip(dims, grids, strict=True)}
+            env = exhaust.grid(np, [(n, exhaust.axis(np, a, b, w)) for n, a, b, w in dims])
             run = exhaust.Eval(np, env, {}, self._shapes,
                                 {i: a[0] for i, a in axes.items()})  # fmt: skip
             starts = np.broadcast_to(run.run(self._shapes.read(lo)), (points,))
@@ -375,16 +372,15 @@ class Witnesses:
             if got is not None:
                 if got[1] < got[0]:
                     return None
-                vals = np.arange(got[0], got[1] + 1, dtype=np.int64)
+                vals = exhaust.axis(np, got[0], got[1], w)
             else:
-                vals = np.array(sorted({c & ((1 << w) - 1) for c in CANDIDATES}), dtype=np.int64)
+                vals = np.array(sorted({c & ((1 << w) - 1) for c in CANDIDATES}), dtype=np.uint64)
             points *= vals.size
             if points > MAX_ROWS:
                 return None
-            dims.append((n, vals.astype(np.uint64) & np.uint64((1 << w) - 1)))
+            dims.append((n, vals))
         with np.errstate(all="ignore"):
-            grids = np.meshgrid(*[d[1] for d in dims], indexing="ij")
-            env = {d[0]: g.reshape(-1) for d, g in zip(dims, grids, strict=True)}
+            env = exhaust.grid(np, dims)
             run = exhaust.Eval(np, env, {}, self._shapes)
             ok = np.ones(points, dtype=bool)
             for c in constraints:

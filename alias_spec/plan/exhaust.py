@@ -105,10 +105,7 @@ def value_range(
     try:
         # Wrapping is the semantics here (bit-vector arithmetic), not an error to report.
         with np.errstate(all="ignore"):
-            axes = [np.arange(lo, hi + 1, dtype=np.int64).astype(np.uint64)
-                    & np.uint64(_mask(w)) for _, w, lo, hi in names]  # fmt: skip
-            grids = np.meshgrid(*axes, indexing="ij") if axes else []
-            env = {n[0]: g.reshape(-1) for n, g in zip(names, grids, strict=True)}
+            env = grid(np, [(n, axis(np, lo, hi, w)) for n, w, lo, hi in names])
             ev = Eval(np, env, cache, shapes, {i: n for i, (n, _) in abstract.items()})
             out = np.broadcast_to(ev.run(shapes.read(e)), (points,))
             if cond is not None:
@@ -123,6 +120,19 @@ def value_range(
 
 def _mask(w: int) -> int:
     return (1 << w) - 1
+
+
+def axis(np: Any, lo: int, hi: int, width: int) -> Any:
+    """Every value of [lo, hi] (signed bounds as their bit patterns) as ``width``-bit values."""
+    return np.arange(lo, hi + 1, dtype=np.int64).astype(np.uint64) & np.uint64(_mask(width))
+
+
+def grid(np: Any, axes: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Every combination of the axes' values: per name, its value at each point, flat."""
+    if not axes:
+        return {}
+    grids = np.meshgrid(*[values for _, values in axes], indexing="ij")
+    return {name: g.reshape(-1) for (name, _), g in zip(axes, grids, strict=True)}
 
 
 def _variables(e: z3.ExprRef) -> list[z3.ExprRef]:
