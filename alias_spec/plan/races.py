@@ -880,9 +880,9 @@ def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
               "sources": [a.dbg, b.dbg], "crossed_loop": p.crossed}  # fmt: skip
     if p.warps:
         values["warps"] = sorted(p.warps[0])
+    buf = _buffer(a, w["byte"]) or _buffer(b, w["byte"])
+    values["buffer"] = buf
     if p.first.group is _TMA_LOAD:
-        buf = _buffer(a, w["byte"])
-        values["buffer"] = buf
         text = (f"@{fn.name}: the TMA load ({a.kind}) at LLVM IR line {a.line} writes shared "
                 f"byte {w['byte']}{' of ' + buf if buf else ''} and the {b.kind} at line "
                 f"{b.line} by thread {t2} touches it{when} before any wait on the mbarrier "
@@ -890,9 +890,10 @@ def _finding(fn: Function, p: _Pair, w: dict[str, int], report: Report) -> None:
     else:
         # In a warp-specialized partition: no barrier of the whole CTA nor of its warps.
         which = f"barrier of the partition of {span(p.warps[0])}" if p.warps else "CTA barrier"
+        of = f" of {buf}" if buf else ""
         text = (f"@{fn.name}: the {a.kind} at LLVM IR line {a.line} by thread {t1} and the "
                 f"{b.kind} at line {b.line} by thread {t2} touch shared byte {w['byte']}"
-                f"{when} with no {which} between them{src}")  # fmt: skip
+                f"{of}{when} with no {which} between them{src}")  # fmt: skip
     report.findings.append(Finding("plan.race", text, fn.name, a.line, a.column, a.dbg, values))
 
 
