@@ -1,22 +1,22 @@
 """A missing proxy fence before a wgmma, on the GPU, for ``alias-spec plan --races`` (issue: races).
 
 ``tiles_mma`` computes C = A @ B with every CTA owning one 64 x 64 tile of C: for each step of
-K it loads a 64 x 64 tile of A and of B through registers (``gl.load``), stores both into shared
-memory through the generic proxy, fences (``fence_async_shared``) and multiplies them with a
-synchronous wgmma, which reads its operands through the async proxy. The next step rewrites
-the same two buffers, so a wgmma that reads them without the fence may see the last step's
-tiles. The inputs are small integers, so every sum is exact in fp32 and the kernel with its
-fence and the one without must agree bit for bit.
+K it loads a tile of B through registers (``gl.load``), stores it into shared memory through the
+generic proxy, fences (``fence_async_shared``) and starts an asynchronous wgmma, which reads both
+operands through the async proxy; the next step's tile of A is loaded while it runs and stored
+into A's buffer after ``warpgroup_mma_wait``. The inputs are small integers, so every sum is
+exact in fp32 and a correct kernel agrees with torch's product bit for bit.
 
 - ``correct``: as Triton 3.6 builds it;
 - ``fence_deleted``: its ``fence.proxy.async`` deleted from the LLVM IR (built from that IR with
-  ``ir_override``).
+  ``ir_override``);
+- ``early_store``: the next tile of A stored before the wait, under the wgmma in flight.
 
     python tests/plan_cases/proxy_truth.py --out FILE.json   # on a CUDA GPU
 
 prints and writes, per kernel, the values compared with torch's product and those wrong (exit 77
-without a GPU). ``tests/test_plan_proxy_truth.py`` compiles both on the CPU and checks what the
-plan says of each; ``proxy_truth_h200.json`` is what an H200 showed.
+without a GPU). ``tests/test_plan_proxy_truth.py`` compiles them on the CPU and checks what the
+plan says of each; ``proxy_truth_h100.json`` is what an H100 showed.
 """
 
 from __future__ import annotations
