@@ -246,7 +246,7 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
     where = {i: (b.index, k) for b in fn.blocks for k, i in enumerate(b.instructions)}
     headers = {n for _, n in loops}
     idom = dominators(fn) if phases is not None and phases.loads else {}
-    steps: dict[tuple[int, _Group], int | None] = {}
+    steps: dict[tuple[int, int], int | None] = {}  # (instruction, id of its group)
     out: list[_Pair] = []
     seen: set[tuple[int, int, bool, bool]] = set()
 
@@ -292,7 +292,7 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                     if i in closing:
                         done, wait = True, -2 if crossed else i
                 elif not done and group is not None:
-                    key = (i, group)
+                    key = (i, id(group))
                     if key not in steps:
                         steps[key] = _step(fn.instructions[i], group)
                     step = steps[key]
@@ -615,10 +615,30 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     formed = {str(v) for v, _ in phases.ring.forms} if phases.ring is not None else set()
     apart: dict[tuple[int, int], bool] = {}  # a ring pair apart for any two iterations
     bounded = [within(iteration(), MAX_SHIFT)]  # the iteration number, as every pair knows it
-    for p in pairs:
-        if time.monotonic() > deadline:
-            undecided.append(p)  # out of time: said with the undecided
-            continue
+    names: dict[int, frozenset[str]] = {}
+
+    def carried_of(p: _Pair) -> set[str]:
+        """The loop-carried values either party's bytes depend on (remembered per party)."""
+        for q in (p.first, p.second):
+            if id(q) not in names:
+                names[id(q)] = names_of(q.lo) | names_of(q.hi)
+        both = names[id(p.first)] | names[id(p.second)]
+        return {n for n in both if n.rsplit(".", 1)[0] in counters}
+
+    def may_find(p: _Pair) -> bool:
+        """Whether a common byte of the pair would be a finding: otherwise its question can
+        only prove it apart (a ring's load, a pair in flight into another iteration or over
+        loop-carried slots, a late one, an opaque address)."""
+        if p.shift is not None and phases.ring is not None:
+            return False
+        carried = carried_of(p) - formed
+        in_flight = bool(p.first.group or p.second.group)
+        loose = in_flight and (p.crossed or bool(carried))
+        opaque = p.first.access.addr.opaque or p.second.access.addr.opaque
+        return not (len(carried) > 1 or loose or p.late or opaque or carried_of(p) & formed)
+
+    def judge(p: _Pair) -> tuple[str, dict[str, int]]:
+        """("apart", {}), ("undecided", {}) or ("race", witness)."""
         if p.shift is not None and phases.ring is not None:
             # A ring load and an access ``shift`` iterations on: both over the one iteration
             # number. No common byte is a proof; one is not a finding (the loop may not run
@@ -634,13 +654,11 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
             if key not in apart:
                 apart[key] = _overlap(p.first, p.second, ev, any_thread=True)[0] == "unsat"
             if apart[key]:
-                continue
+                return "apart", {}
             verdict, _ = _overlap(p.first, p.second, ev, frozenset({NAME}), any_thread=True,
                                   forms=forms, ring=known)  # fmt: skip
-            if verdict != "unsat":
-                undecided.append(p)
-            continue
-        carried = _carried(p, counters)
+            return ("apart" if verdict == "unsat" else "undecided"), {}
+        carried = carried_of(p)
         # The phis of a followed ring's loop are closed forms of the iteration number: each
         # party's over its own iteration's (one number where the counters are shared).
         closed = carried & formed
@@ -649,8 +667,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         if len(carried) > 1:
             # Over two loop-carried values (a pipeline's read and write slots): whether the
             # addresses meet is a relation between loop-carried values, not followed here.
-            undecided.append(p)
-            continue
+            return "undecided", {}
         # In flight into a later iteration or over a loop-carried slot: judged with no value
         # the same for both (apart from the kernel's own), so a common byte is not a finding
         # (the relation between the iterations is not followed) but none is a proof.
@@ -661,14 +678,33 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         same = frozenset() if p.crossed or loose else counters
         both = (phases.ring.forms, phases.ring.forms) if closed and phases.ring else None
         if both is not None and _overlap(p.first, p.second, ev, any_thread=True)[0] == "unsat":
-            continue  # apart as any two values of the phis: no need of their forms
+            return "apart", {}  # apart as any two values of the phis: no need of their forms
         verdict, w = _overlap(p.first, p.second, ev, same | {NAME} if same else same,
                               any_thread=pending, forms=both,
                               ring=bounded, warps=p.warps)  # fmt: skip
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque or bool(closed)
         if verdict == "unknown" or (verdict == "sat" and (opaque or loose or p.late)):
+            return "undecided", {}
+        return ("race", w) if verdict == "sat" else ("apart", {})
+
+    # The pairs a common byte would make a finding of are asked first; the others can only be
+    # proved apart, which no longer matters once the function is partial: past the first one
+    # undecided, they are counted, not asked.
+    partial = any(n.kind == "race.unjudged" and n.message.startswith(where + ":")
+                  for n in report.notes)  # fmt: skip
+    first, then = [p for p in pairs if may_find(p)], [p for p in pairs if not may_find(p)]
+    unasked = 0
+    for p in first + then:
+        if time.monotonic() > deadline:
+            undecided.append(p)  # out of time: said with the undecided
+            continue
+        if (partial or undecided) and not may_find(p):
+            unasked += 1
+            continue
+        verdict, w = judge(p)
+        if verdict == "undecided":
             undecided.append(p)
-        elif verdict == "sat":
+        elif verdict == "race":
             _finding(fn, p, w, report)
             return len(pairs)  # one race a function: the first, with its witness
     across, crossing = _across(fn, at, parts, ev, deadline) if parts.split else (0, [])
@@ -694,10 +730,16 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  fn.name))  # fmt: skip
     if undecided:
         a, b = undecided[0].first.access, undecided[0].second.access
+        skipped = (f"; {unasked} more not asked (they could only be proved apart, and the "
+                   "function is partial already)") if unasked else ""  # fmt: skip
         report.notes.append(Note("race.unjudged", f"{where}: {len(undecided)} unordered pairs "
                                  f"not decided, the first the {a.kind} at LLVM IR line {a.line} "
-                                 f"and the {b.kind} at line {b.line}", a.line, a.column,
+                                 f"and the {b.kind} at line {b.line}{skipped}", a.line, a.column,
                                  fn.name))  # fmt: skip
+    elif unasked:
+        report.notes.append(Note("race.unjudged", f"{where}: {unasked} unordered pairs not asked "
+                                 "(they could only be proved apart, and the function is partial "
+                                 "already)", fn.line, 1, fn.name))  # fmt: skip
     return len(pairs) + judged
 
 
