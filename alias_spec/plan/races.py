@@ -86,6 +86,7 @@ so it is paired with neither across the proxies.
 
 from __future__ import annotations
 
+import bisect
 import re
 import time
 from dataclasses import dataclass, replace
@@ -143,6 +144,7 @@ _WGMMA = _Group("read", ("llvm.nvvm.wgmma.commit_group", "wgmma.commit_group"),
 # A TMA load completing on a followed mbarrier (``mbarrier.py``): in flight from its issue to a
 # wait that closes its round; no commit, no count.
 _TMA_LOAD = _Group("write", (), ())
+_ASYNC_GROUPS = (_CP_ASYNC, _BULK_STORE, _WGMMA)  # those with commits and waits
 _WAIT_N = re.compile(r"(?:wait_group|wait\.group)(?:\.read)?(?:\.sync\.aligned)?\s+(\d+)")
 
 
@@ -261,6 +263,17 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
         return False
 
     ring = phases.ring if phases is not None and ev is not None else None
+    # The walk looks only at barriers, accesses, commits and waits: per block, those of its
+    # instructions (in order), so that the rest are passed over without a look.
+    marked = set(barriers) | set(at)
+    for ins in fn.instructions:
+        if ins.opcode == "call" and any(_step(ins, g) is not None for g in _ASYNC_GROUPS):
+            marked.add(ins.index)
+    if phases is not None:
+        marked.update(i for waits in phases.closing.values() for i in waits)
+    if ring is not None:
+        marked.update(load.wait for load in ring.loads.values())
+    marks = {b.index: [i for i in b.instructions if i in marked] for b in fn.blocks}
     for start in sorted(at):
         if start not in where:
             continue
@@ -271,17 +284,18 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
         if group is _TMA_LOAD and phases is not None and mine is None:
             closing = phases.closing[phases.loads[start]]
         reached: dict[int, set[tuple[bool, bool, int]]] = {}
-        block, pos = where[start]
+        block = where[start][0]
         # (block, first position, done: retired, commits since, crossed a back edge, the TMA
         # load's closing wait passed: its index, -2 once crossed past it, -1 none; a ring's
         # load: the iteration after its own, -1 not known)
-        todo = [(block, pos + 1, group is None, 0, False, -1, 0 if mine and mine.inside else -1)]
+        first = bisect.bisect_right(marks[block], start)  # in ``marks``: past the start
+        todo = [(block, first, group is None, 0, False, -1, 0 if mine and mine.inside else -1)]
         visited: set[tuple[int, bool, int, bool, int, int]] = set()
         while todo:
             b, k, done, commits, crossed, wait, shift = todo.pop()
             ins_list = fn.blocks[b].instructions
             stopped = False
-            for i in ins_list[k:]:
+            for i in marks[b][k:]:
                 if done and i in barriers:
                     stopped = True
                     break
@@ -637,8 +651,23 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque
         return not (len(carried) > 1 or loose or p.late or opaque or carried_of(p) & formed)
 
+    spans: dict[int, tuple[int, int] | None] = {}
+    known = bounds(ev)
+
+    def span(q: _Party) -> tuple[int, int] | None:
+        """Sound bounds of the bytes ``q`` may touch, [least start, greatest end)."""
+        if id(q) not in spans:
+            lo, hi = known.of(q.lo, q.access.cond), known.of(q.hi, q.access.cond)
+            spans[id(q)] = (lo[0], hi[1]) if lo is not None and hi is not None else None
+        return spans[id(q)]
+
     def judge(p: _Pair) -> tuple[str, dict[str, int]]:
         """("apart", {}), ("undecided", {}) or ("race", witness)."""
+        a, b = span(p.first), span(p.second)
+        if a is not None and b is not None and (b[1] <= a[0] or a[1] <= b[0]):
+            # Apart for any values of their variables (``apart.disjoint``, once a party):
+            # the closed forms of a ring's phis take values of those ranges too.
+            return "apart", {}
         if p.shift is not None and phases.ring is not None:
             # A ring load and an access ``shift`` iterations on: both over the one iteration
             # number. No common byte is a proof; one is not a finding (the loop may not run
