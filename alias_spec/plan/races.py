@@ -404,8 +404,8 @@ def _ring_at(ring: Ring, mine: RingLoad, shift: int) -> Subst:
 
 def _conflict(p: _Pair) -> bool:
     """At least one of the two writes, and they are not both atomic."""
-    roles = {p.first.role, p.second.role}
-    return roles != {"read"} and roles != {"atomic"}
+    a, b = p.first.role, p.second.role
+    return not (a == b and a in ("read", "atomic"))
 
 
 def _renamed(e: z3.ExprRef, subst: Subst) -> z3.ExprRef:
@@ -635,9 +635,9 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         """The loop-carried values either party's bytes depend on (remembered per party)."""
         for q in (p.first, p.second):
             if id(q) not in names:
-                names[id(q)] = names_of(q.lo) | names_of(q.hi)
-        both = names[id(p.first)] | names[id(p.second)]
-        return {n for n in both if n.rsplit(".", 1)[0] in counters}
+                names[id(q)] = frozenset(n for n in names_of(q.lo) | names_of(q.hi)
+                                         if n.rsplit(".", 1)[0] in counters)  # fmt: skip
+        return set(names[id(p.first)] | names[id(p.second)])
 
     def may_find(p: _Pair) -> bool:
         """Whether a common byte of the pair would be a finding: otherwise its question can
@@ -721,13 +721,15 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     # undecided, they are counted, not asked.
     partial = any(n.kind == "race.unjudged" and n.message.startswith(where + ":")
                   for n in report.notes)  # fmt: skip
-    first, then = [p for p in pairs if may_find(p)], [p for p in pairs if not may_find(p)]
+    finding = [may_find(p) for p in pairs]
+    ordered = [(p, True) for p, f in zip(pairs, finding, strict=True) if f]
+    ordered += [(p, False) for p, f in zip(pairs, finding, strict=True) if not f]
     unasked = 0
-    for p in first + then:
+    for p, could in ordered:
         if time.monotonic() > deadline:
             undecided.append(p)  # out of time: said with the undecided
             continue
-        if (partial or undecided) and not may_find(p):
+        if (partial or undecided) and not could:
             unasked += 1
             continue
         verdict, w = judge(p)
