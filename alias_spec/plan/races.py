@@ -654,7 +654,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     spans: dict[int, tuple[int, int] | None] = {}
     known = bounds(ev)
 
-    def span(q: _Party) -> tuple[int, int] | None:
+    def extent(q: _Party) -> tuple[int, int] | None:
         """Sound bounds of the bytes ``q`` may touch, [least start, greatest end)."""
         if id(q) not in spans:
             lo, hi = known.of(q.lo, q.access.cond), known.of(q.hi, q.access.cond)
@@ -663,7 +663,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
 
     def judge(p: _Pair) -> tuple[str, dict[str, int]]:
         """("apart", {}), ("undecided", {}) or ("race", witness)."""
-        a, b = span(p.first), span(p.second)
+        a, b = extent(p.first), extent(p.second)
         if a is not None and b is not None and (b[1] <= a[0] or a[1] <= b[0]):
             # Apart for any values of their variables (``apart.disjoint``, once a party):
             # the closed forms of a ring's phis take values of those ranges too.
