@@ -274,6 +274,12 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
     if ring is not None:
         marked.update(load.wait for load in ring.loads.values())
     marks = {b.index: [i for i in b.instructions if i in marked] for b in fn.blocks}
+    Item = tuple[int, int, bool, int, bool, int, int]
+    Reach = dict[int, set[tuple[bool, bool, int]]]
+    # The accesses reached from a set of block entries, per walk context (the start's group,
+    # and for a TMA load its own ring load or closing waits): starts whose walks leave their
+    # block alike share the rest of it.
+    beyond: dict[tuple[tuple[int, int, frozenset[int]], frozenset[Item]], Reach] = {}
     for start in sorted(at):
         if start not in where:
             continue
@@ -283,22 +289,18 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
         mine = ring.loads.get(start) if ring is not None and group is _TMA_LOAD else None
         if group is _TMA_LOAD and phases is not None and mine is None:
             closing = phases.closing[phases.loads[start]]
-        reached: dict[int, set[tuple[bool, bool, int]]] = {}
-        block = where[start][0]
-        # (block, first position, done: retired, commits since, crossed a back edge, the TMA
-        # load's closing wait passed: its index, -2 once crossed past it, -1 none; a ring's
-        # load: the iteration after its own, -1 not known)
-        first = bisect.bisect_right(marks[block], start)  # in ``marks``: past the start
-        todo = [(block, first, group is None, 0, False, -1, 0 if mine and mine.inside else -1)]
-        visited: set[tuple[int, bool, int, bool, int, int]] = set()
-        while todo:
-            b, k, done, commits, crossed, wait, shift = todo.pop()
+
+        def visit(item: Item, reached: Reach, group: _Group | None = group,
+                  mine: RingLoad | None = mine, closing: set[int] = closing,
+                  start: int = start) -> list[Item]:  # fmt: skip
+            """Walk one block from the item's place, adding the accesses reached; the entries
+            of the blocks it goes on to (none past a barrier that orders). This start's
+            context is bound where it is made."""
+            b, k, done, commits, crossed, wait, shift = item
             ins_list = fn.blocks[b].instructions
-            stopped = False
             for i in marks[b][k:]:
                 if done and i in barriers:
-                    stopped = True
-                    break
+                    return []
                 if not done and mine is not None:
                     if i == mine.wait and shift == mine.shift:
                         done, wait = True, i
@@ -316,8 +318,9 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                         done = True
                 if i in at and not (wait >= 0 and dominates(wait, i)):
                     reached.setdefault(i, set()).add((crossed, wait != -1, shift))
-            if stopped or not ins_list:
-                continue
+            if not ins_list:
+                return []
+            nexts: list[Item] = []
             for n in fn.instructions[ins_list[-1]].targets:
                 # An access in flight that enters a loop meets the loop's counters at some
                 # iteration (the first from outside): taken as crossing into another one.
@@ -330,10 +333,32 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                         continue
                     # Retired, and out of the loop: the accesses the wait dominates are ordered.
                     s, w = step, wait if step >= 0 or done else w
-                state = (n, done, commits, c, w, s)
-                if n >= 0 and state not in visited and (blocks is None or n in blocks):
-                    visited.add(state)
-                    todo.append((n, 0, done, commits, c, w, s))
+                if n >= 0 and (blocks is None or n in blocks):
+                    nexts.append((n, 0, done, commits, c, w, s))
+            return nexts
+
+        reached: Reach = {}
+        block = where[start][0]
+        # (block, first position, done: retired, commits since, crossed a back edge, the TMA
+        # load's closing wait passed: its index, -2 once crossed past it, -1 none; a ring's
+        # load: the iteration after its own, -1 not known)
+        first = bisect.bisect_right(marks[block], start)  # in ``marks``: past the start
+        entries = visit((block, first, group is None, 0, False, -1,
+                         0 if mine and mine.inside else -1), reached)  # fmt: skip
+        context = (id(group), start if mine is not None else -1, frozenset(closing))
+        key = (context, frozenset(entries))
+        if key not in beyond:
+            rest: Reach = {}
+            visited = set(entries)
+            todo = list(entries)
+            while todo:
+                for item in visit(todo.pop(), rest):
+                    if item not in visited:
+                        visited.add(item)
+                        todo.append(item)
+            beyond[key] = rest
+        for i, flags in beyond[key].items():
+            reached.setdefault(i, set()).update(flags)
         for other, flags in reached.items():
             for crossed, late, shift in flags:
                 for a in at[start]:
