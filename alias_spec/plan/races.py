@@ -89,6 +89,7 @@ from __future__ import annotations
 import bisect
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import z3
@@ -109,6 +110,13 @@ PROXY_RULE = "plan.race.proxy"  # a generic access and an asynchronous one, no p
 MAX_PAIRS = 4_000  # unordered pairs judged per function; past it: a note
 PAIR_TIMEOUT_MS = 2_000  # one pair's question
 BUDGET_S = 30.0  # a function's pairs together; those left past it: a note
+# Whether the pairs that can only be proved apart are asked once a function is partial (they
+# no longer change its verdict; tools that sort every pair by outcome set it).
+ASK_ALL = False
+# Told each unordered conflicting pair of a function and what became of it ("apart", "race",
+# "undecided: <why>", "not asked", "past the time budget", "past the pair limit"), when set:
+# for tools that sort a kernel's pairs by outcome. The check reads nothing back.
+OUTCOME: Callable[[_Pair, str], None] | None = None
 # Generic-proxy accesses the check orders, by the start of ``Access.kind``: reads, writes,
 # atomics. A tensor map built in shared memory: ``tensormap.replace`` writes the whole 128-byte
 # object (a weak generic-proxy write), ``tensormap.cp_fenceproxy`` copies it out to global
@@ -427,6 +435,12 @@ def _ring_at(ring: Ring, mine: RingLoad, shift: int) -> Subst:
     return [(v, z3.substitute(f, (n, z3.BitVecVal(shift, n.size())))) for v, f in ring.forms]
 
 
+# Why a pair the solver answered is undecided: "unknown", or "sat" where a common byte is no
+# finding (an opaque address, in flight into another iteration, a late pair, a ring's load).
+_WHY = {"unknown": "solver undecided", "sat": "common byte, not a finding",
+        "unsat": "apart"}  # fmt: skip
+
+
 def _conflict(p: _Pair) -> bool:
     """At least one of the two writes, and they are not both atomic."""
     a, b = p.first.role, p.second.role
@@ -644,10 +658,13 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  f"{', ...' if len(kinds) > 4 else ''})", unjudged[0].line,
                                  unjudged[0].column, fn.name))  # fmt: skip
     pairs = [p for p in _unordered(fn, at, parts, loops, phases, ev) if _conflict(p)]
+    told = OUTCOME or (lambda p, outcome: None)
     if len(pairs) > MAX_PAIRS:
         report.notes.append(Note("race.unjudged", f"{where}: {len(pairs)} unordered pairs of "
                                  f"shared accesses; the first {MAX_PAIRS} judged", fn.line, 1,
                                  fn.name))  # fmt: skip
+        for p in pairs[MAX_PAIRS:]:
+            told(p, "past the pair limit")
         pairs = pairs[:MAX_PAIRS]
     undecided: list[_Pair] = []
     deadline = time.monotonic() + BUDGET_S
@@ -677,17 +694,17 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         return not (len(carried) > 1 or loose or p.late or opaque or carried_of(p) & formed)
 
     spans: dict[int, tuple[int, int] | None] = {}
-    known = bounds(ev)
+    ranges = bounds(ev)
 
     def extent(q: _Party) -> tuple[int, int] | None:
         """Sound bounds of the bytes ``q`` may touch, [least start, greatest end)."""
         if id(q) not in spans:
-            lo, hi = known.of(q.lo, q.access.cond), known.of(q.hi, q.access.cond)
+            lo, hi = ranges.of(q.lo, q.access.cond), ranges.of(q.hi, q.access.cond)
             spans[id(q)] = (lo[0], hi[1]) if lo is not None and hi is not None else None
         return spans[id(q)]
 
     def judge(p: _Pair) -> tuple[str, dict[str, int]]:
-        """("apart", {}), ("undecided", {}) or ("race", witness)."""
+        """("apart", {}), ("undecided: <why>", {}) or ("race", witness)."""
         a, b = extent(p.first), extent(p.second)
         if a is not None and b is not None and (b[1] <= a[0] or a[1] <= b[0]):
             # Apart for any values of their variables (``apart.disjoint``, once a party):
@@ -711,7 +728,8 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                 return "apart", {}
             verdict, _ = _overlap(p.first, p.second, ev, frozenset({NAME}), any_thread=True,
                                   forms=forms, ring=known)  # fmt: skip
-            return ("apart" if verdict == "unsat" else "undecided"), {}
+            return ("apart" if verdict == "unsat" else
+                    f"undecided: {_WHY[verdict]}, a ring's load"), {}  # fmt: skip
         carried = carried_of(p)
         # The phis of a followed ring's loop are closed forms of the iteration number: each
         # party's over its own iteration's (one number where the counters are shared).
@@ -721,7 +739,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         if len(carried) > 1:
             # Over two loop-carried values (a pipeline's read and write slots): whether the
             # addresses meet is a relation between loop-carried values, not followed here.
-            return "undecided", {}
+            return "undecided: over two loop-carried values", {}
         # In flight into a later iteration or over a loop-carried slot: judged with no value
         # the same for both (apart from the kernel's own), so a common byte is not a finding
         # (the relation between the iterations is not followed) but none is a proof.
@@ -738,7 +756,7 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                               ring=bounded, warps=p.warps)  # fmt: skip
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque or bool(closed)
         if verdict == "unknown" or (verdict == "sat" and (opaque or loose or p.late)):
-            return "undecided", {}
+            return f"undecided: {_WHY[verdict]}", {}
         return ("race", w) if verdict == "sat" else ("apart", {})
 
     # The pairs a common byte would make a finding of are asked first; the others can only be
@@ -753,12 +771,15 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     for p, could in ordered:
         if time.monotonic() > deadline:
             undecided.append(p)  # out of time: said with the undecided
+            told(p, "past the time budget")
             continue
-        if (partial or undecided) and not could:
+        if (partial or undecided) and not could and not ASK_ALL:
             unasked += 1
+            told(p, "not asked")
             continue
         verdict, w = judge(p)
-        if verdict == "undecided":
+        told(p, verdict)
+        if verdict.startswith("undecided"):
             undecided.append(p)
         elif verdict == "race":
             _finding(fn, p, w, report)

@@ -44,58 +44,31 @@ def summary(report: Any) -> dict[str, Any]:
 
 
 class Why:
-    """Records, while the race check runs, every unordered conflicting pair and the solver's
-    answer for it, so that the pairs the check leaves undecided can be sorted by why: over
-    two loop-carried values (never asked), not decided by the solver, or a common byte found
+    """Records, while the race check runs, what became of every unordered conflicting pair
+    (``races.OUTCOME``), so that the pairs the check leaves undecided or does not ask can be
+    sorted by why: over two loop-carried values, not decided by the solver, a common byte found
     only where it is not a finding (in flight into a later iteration, an opaque address, a TMA
-    load's late reader). Wraps two of ``races``' functions for the run; judges nothing itself."""
+    load's late reader), not asked once the function is partial, past the time budget or the
+    pair limit. Judges nothing itself."""
 
     def __init__(self) -> None:
-        self.pairs: list[Any] = []
-        self.answers: dict[tuple[int, int], str] = {}
-        self.carried: dict[tuple[int, int], int] = {}
-        self._unordered = races.unordered
-        self._overlap = races._overlap
-        self._carried = races._carried
+        self.outcomes: list[tuple[Any, str]] = []
+        self._before = races.OUTCOME
 
     def __enter__(self) -> Why:
-        def unordered(*a: Any, **k: Any) -> Any:
-            found = self._unordered(*a, **k)
-            self.pairs.extend(p for p in found if races._conflict(p))
-            return found
-
-        def overlap(pa: Any, pb: Any, *a: Any, **k: Any) -> Any:
-            verdict, w = self._overlap(pa, pb, *a, **k)
-            self.answers[(id(pa), id(pb))] = verdict
-            return verdict, w
-
-        def carried(p: Any, *a: Any, **k: Any) -> Any:
-            found = self._carried(p, *a, **k)
-            self.carried[(id(p.first), id(p.second))] = len(found)
-            return found
-
-        races.unordered, races._overlap, races._carried = unordered, overlap, carried
+        races.OUTCOME = lambda p, outcome: self.outcomes.append((p, outcome))
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        races.unordered, races._overlap = self._unordered, self._overlap
-        races._carried = self._carried
+        races.OUTCOME = self._before
 
     def undecided(self) -> dict[str, int]:
-        """How many pairs were left undecided, per (why, first access, second access)."""
+        """How many pairs were left undecided or not asked, per (why, first, second access)."""
         out: Counter[str] = Counter()
-        for i, p in enumerate(self.pairs):
-            key = (id(p.first), id(p.second))
-            answer = self.answers.get(key)
-            if answer == "unsat":
+        for p, outcome in self.outcomes:
+            if outcome in ("apart", "race"):
                 continue
-            if i >= races.MAX_PAIRS:
-                why = "past the pair limit"
-            elif answer is None:
-                why = ("two loop-carried values" if self.carried.get(key, 0) > 1
-                       else "past the time budget")  # fmt: skip
-            else:
-                why = {"unknown": "solver undecided", "sat": "common byte, not a finding"}[answer]
+            why = outcome.removeprefix("undecided: ")
             flight = " in flight" if p.first.group or p.second.group else ""
             crossed = ", across iterations" if p.crossed else ""
             a, b = (_party(x) for x in (p.first, p.second))
@@ -132,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.all_pairs:
         races.MAX_PAIRS = 10**9
         races.BUDGET_S = 10.0**6
+        races.ASK_ALL = True
     for ttgir in sorted(args.dir.glob("*.ttgir")):
         if args.only and ttgir.stem not in args.only:
             continue
