@@ -114,8 +114,9 @@ BUDGET_S = 30.0  # a function's pairs together; those left past it: a note
 # no longer change its verdict; tools that sort every pair by outcome set it).
 ASK_ALL = False
 # Told each unordered conflicting pair of a function and what became of it ("apart", "race",
-# "undecided: <why>", "not asked", "past the time budget", "past the pair limit"), when set:
-# for tools that sort a kernel's pairs by outcome. The check reads nothing back.
+# "undecided: <why>", "not asked", "past the time budget", "past the pair limit"; none after
+# the function's race), when set: for tools that sort a kernel's pairs by outcome. The check
+# reads nothing back.
 OUTCOME: Callable[[_Pair, str], None] | None = None
 # Generic-proxy accesses the check orders, by the start of ``Access.kind``: reads, writes,
 # atomics. A tensor map built in shared memory: ``tensormap.replace`` writes the whole 128-byte
@@ -437,8 +438,7 @@ def _ring_at(ring: Ring, mine: RingLoad, shift: int) -> Subst:
 
 # Why a pair the solver answered is undecided: "unknown", or "sat" where a common byte is no
 # finding (an opaque address, in flight into another iteration, a late pair, a ring's load).
-_WHY = {"unknown": "solver undecided", "sat": "common byte, not a finding",
-        "unsat": "apart"}  # fmt: skip
+_WHY = {"unknown": "solver undecided", "sat": "common byte, not a finding"}
 
 
 def _conflict(p: _Pair) -> bool:
