@@ -6,10 +6,11 @@
 the interpreter of that release (its allocator recovers the plan; default: this one). Prints
 one JSON object per kernel: the status, the findings (rule and message), how many notes of
 each kind, and the race notes in full; with ``--why``, the undecided pairs counted by why
-(``Why``: it only records what the check asks its solver).
+(``Why``: it only records what the check tells ``races.OUTCOME`` of each pair).
 
 ``--all-pairs`` lifts the race check's limits for this run only (``races.MAX_PAIRS``, the
-unordered pairs judged per function, default 4000; ``races.BUDGET_S``, the seconds for them):
+unordered pairs judged per function, default 4000; ``races.BUDGET_S``, the seconds for them;
+``races.ASK_ALL``, the pairs a partial function no longer asks):
 every unordered pair is asked, so that "the first 4000 judged" no longer hides the rest. It
 changes no verdict rule, only how far the check goes; the limits are the tool's defaults
 otherwise.
