@@ -374,6 +374,38 @@ def test_a_probe_started_early_is_the_one_read_waits_for(monkeypatch: pytest.Mon
         read(text, early)
 
 
+def test_the_read_done_in_the_probes_child_is_the_one_done_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The probe's child reads the whole module and hands the records back: the same records
+    (debug locations and LLVM's warnings included) as a read in this process, the same one
+    line for text LLVM refuses, and a failure of ours raised here as it would be without it."""
+    from pathlib import Path
+
+    from alias_spec.ir import llir as ir_llir
+
+    text = (Path(__file__).parent / "plan_cases" / "call_frame-3.9.llir").read_text()
+    here = read(text)
+    probe = ir_llir.start_probe(text)
+    assert probe is not None and probe.fd >= 0
+    with monkeypatch.context() as m:
+        m.setattr(ir_llir, "_read", None)  # nothing read here: the child's records are used
+        assert read(text, probe) == here and probe.pid == 0 and probe.fd < 0
+    bad = "define void @k() {\n  %x = add i32 1\n  ret void\n}\n"
+    with pytest.raises(LlirError) as alone:
+        read(bad)
+    with pytest.raises(LlirError) as early:
+        read(bad, ir_llir.start_probe(bad))
+    assert str(early.value) == str(alone.value)
+
+    def broken(*args: object) -> None:
+        raise KeyError("ours")
+
+    monkeypatch.setattr(ir_llir, "_convert", broken)  # in the child too: it is forked after
+    with pytest.raises(KeyError, match="ours"):
+        read(text, ir_llir.start_probe(text))
+
+
 def test_a_plan_that_fails_early_leaves_no_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     """The pipeline starts the LLVM IR's probe in its first stage; a TTGIR it refuses ends
     the run there, and the probe with it."""

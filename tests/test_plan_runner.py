@@ -69,3 +69,20 @@ def test_another_interpreter_gets_a_worker_per_module(tmp_path: Path) -> None:
         runner.allocate(TTGIR, python=str(fake), timeout=60.0)
     assert time.monotonic() - t0 < 30
     assert not any(str(fake) in s.proc.args for s in procs._KEPT.values())
+
+
+def test_an_allocation_requested_early_is_the_one_allocate_gives() -> None:
+    """``request`` sends the allocation before the caller reads the module; ``allocate`` with
+    it answers as without it. One for other text is dropped, and its answer is not taken for
+    the text asked."""
+    alone = runner.allocate(TTGIR)
+    early = runner.request(TTGIR)
+    assert early is not None
+    got = runner.allocate(TTGIR, pending=early)
+    assert early.done and (got.module, got.debug) == (alone.module, alone.debug)
+    other = TTGIR.replace("call_frame", "call_frame_other")
+    assert other != TTGIR
+    wrong = runner.request(other)
+    got = runner.allocate(TTGIR, pending=wrong)
+    assert wrong.done and (got.module, got.debug) == (alone.module, alone.debug)
+    assert runner.request(TTGIR, python="python3") is None  # another interpreter: not served

@@ -311,3 +311,46 @@ def test_a_compiling_worker_that_dies_or_hangs_costs_its_case_only() -> None:
     assert "cases[cid]" in rec["message"] and not w.alive()  # its last words: the traceback
     w.close()
     assert _gone(w.served.proc.pid) and not os.path.exists(w.served.scratch)
+
+
+def test_a_request_sent_early_is_worked_on_before_its_reply_is_read(tmp_path: Path) -> None:
+    """``send_kept`` writes the request at once (a large one too): the worker works while the
+    caller does other work; ``reply`` gives what ``ask_kept`` gives, and a dropped answer is
+    never taken for the next request's."""
+    argv = _served_worker(tmp_path)
+
+    def start() -> procs.Served:
+        return procs.Served(argv)
+
+    key = "test-procs-early"
+    try:
+        procs.ask_kept(key, start, {"x": 0}, 30)  # started: what follows times the request only
+        pending = procs.send_kept(key, start, {"sleep": 1.0, "x": "a" * 200_000})
+        assert pending is not None
+        time.sleep(1.5)  # the worker sleeps meanwhile: its reply is ready when asked for
+        t0 = time.monotonic()
+        got = pending.reply(30)
+        assert time.monotonic() - t0 < 0.9 and got["echo"] == "a" * 200_000
+        dropped = procs.send_kept(key, start, {"x": "dropped"})
+        assert dropped is not None
+        dropped.drop()
+        dropped.drop()  # once only
+        after = procs.ask_kept(key, start, {"x": "after"}, 30)
+        assert after["echo"] == "after" and after["pid"] == got["pid"]
+    finally:
+        procs.stop_kept()
+
+
+def test_a_dropped_answer_that_does_not_come_stops_its_worker(tmp_path: Path) -> None:
+    argv = _served_worker(tmp_path)
+    key = "test-procs-drop"
+    try:
+        pending = procs.send_kept(key, lambda: procs.Served(argv), {"sleep": 60})
+        assert pending is not None
+        pid = pending.served.proc.pid
+        pending.drop(wait=0.5)
+        assert _gone(pid) and not any(k == (os.getpid(), key) for k in procs._KEPT)
+        again = procs.ask_kept(key, lambda: procs.Served(argv), {"x": 1}, 30)
+        assert again["echo"] == 1 and again["pid"] != pid
+    finally:
+        procs.stop_kept()

@@ -172,6 +172,9 @@ def _base(name: str) -> str:
 def holds_memory(op: Op) -> bool:
     if op.name in _DATA_OPS:
         return False
+    text = op.text
+    if not any(t in text for t in _MEMORY_TYPES):
+        return False  # its result types are part of its text (most ops: no types read)
     types = op.result_types()
     return any(t in types for t in _MEMORY_TYPES)
 

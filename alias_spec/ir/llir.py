@@ -17,6 +17,7 @@ import contextlib
 import ctypes
 import faulthandler
 import os
+import pickle
 import re
 import select
 import signal
@@ -336,25 +337,36 @@ def _wait_exit(pid: int, seconds: float) -> tuple[int, int]:
 
 class Probe:
     """A forked child parsing a text, to learn whether parsing it would kill this process
-    (LLVM aborts, or does not finish). Started early (``start_probe``), it parses while this
-    process does other work; ``result`` waits for it, ``close`` ends it unasked."""
+    (LLVM aborts, or does not finish). Started early (``start_probe``) it also reads the
+    module into records and hands them back, so that the whole read runs on another core
+    while this process does other work; ``take`` / ``result`` wait for it, ``close`` ends it
+    unasked."""
 
-    def __init__(self, llvm: Any, source: str) -> None:
+    def __init__(self, llvm: Any, source: str, whole: bool = False) -> None:
         self.source = source
         self.pid = 0
+        self.fd = -1
         if not hasattr(os, "fork"):
             return  # no fork: the parse is unprobed
+        rfd, wfd = os.pipe() if whole else (-1, -1)
         pid = fork_tied(signal.SIGKILL)  # a parse that hangs ends with this process
-        if pid == 0:  # the child: parse, say nothing, leave without Python's clean-up
+        if pid == 0:  # the child: say nothing, leave without Python's clean-up
             try:
                 faulthandler.disable()  # its report of the abort would reach the parent's stderr
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 1)
                 os.dup2(null, 2)
-                llvm.parse_assembly(source)
+                if whole:
+                    os.close(rfd)
+                    _read_in_child(source, wfd)
+                else:
+                    llvm.parse_assembly(source)
             except BaseException:  # noqa: BLE001 - the parent parses again and reports it
                 pass
             os._exit(0)
+        if whole:
+            os.close(wfd)
+            self.fd = rfd
         self.pid = pid
         self.deadline = time.monotonic() + PROBE_SECONDS
 
@@ -380,7 +392,43 @@ class Probe:
                     "malformed LLVM IR")  # fmt: skip
         return None
 
+    def take(self) -> Module | None:
+        """The module the child read (LlirError where the text is refused or parsing it would
+        kill this process), or None where it handed nothing back: read it here then."""
+        if self.fd < 0:
+            return None
+        fd, self.fd = self.fd, -1
+        parsed, data = False, bytearray()
+        try:
+            while True:
+                # The parse has the probe's deadline; the records after it are bounded by
+                # the size limits above.
+                wait = None if parsed else max(0.0, self.deadline - time.monotonic())
+                ready, _, _ = select.select([fd], [], [], wait)
+                if not ready:
+                    break  # past the deadline: ``result`` ends the child and says so
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+                parsed = parsed or data[:1] == _PARSED
+        finally:
+            os.close(fd)
+        why = self.result()
+        if why is not None:
+            raise LlirError(why)
+        try:
+            kind, value = pickle.loads(bytes(data[1:]))
+        except Exception:  # noqa: BLE001 - nothing whole came back: the caller reads here
+            return None
+        if kind == "error":
+            raise LlirError(value)
+        return value if kind == "module" else None
+
     def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
         pid, self.pid = self.pid, 0
         if pid:
             with contextlib.suppress(OSError):
@@ -388,36 +436,69 @@ class Probe:
                 os.waitpid(pid, 0)
 
 
+# The child's first byte: LLVM's parse is done (its deadline is over), or it never parsed.
+_PARSED, _REFUSED = b"P", b"-"
+
+
+def _read_in_child(text: str, fd: int) -> None:
+    """The whole read in a probe's child, written to ``fd``: the byte saying the parse is done,
+    (or the one saying it never parsed), then ("module", Module), ("error", its one line) or
+    ("again", None) pickled."""
+
+    said: list[bytes] = []
+
+    def parsed() -> None:
+        if not said:
+            said.append(_PARSED)
+            os.write(fd, _PARSED)
+
+    try:
+        out: tuple[str, Any] = ("module", _read(text, parsed))
+    except LlirError as exc:
+        out = ("error", str(exc))
+    except BaseException:  # noqa: BLE001 - a failure of ours: the parent reads and raises it
+        out = ("again", None)
+    try:
+        data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - not picklable: the parent reads it itself
+        data = pickle.dumps(("again", None))
+    view = memoryview((b"" if said else _REFUSED) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def start_probe(text: str) -> Probe | None:
-    """The probe of the text ``read`` will parse, started now (None without llvmlite or
-    for text ``read`` refuses before parsing): pass it to ``read`` or ``close`` it."""
+    """The read of ``text`` (LLVM's parse and the records), started now in a child: pass it to
+    ``read`` or ``close`` it. None without llvmlite or for text ``read`` refuses before parsing."""
     if not isinstance(text, str) or len(text) > MAX_BYTES or "\0" in text:
         return None
     try:
         llvm = _llvm()
     except MissingExtra:
         return None
-    return Probe(llvm, _modernised(text))
+    return Probe(llvm, text, whole=True)
 
 
 def _probe(llvm: Any, text: str) -> str | None:
     return Probe(llvm, text).result()
 
 
-def _parse(llvm: Any, text: str, said: list[str], probe: Probe | None = None) -> Any:
-    if probe is not None and probe.source == text:
-        why = probe.result()
-    else:
-        if probe is not None:
-            probe.close()
+def _parse(llvm: Any, text: str, said: list[str],
+           parsed: Callable[[], None] | None = None) -> Any:  # fmt: skip
+    """LLVM's module of ``text``: probed in a child first, unless this is that child
+    (``parsed``: called once LLVM's parser is done)."""
+    if parsed is None:
         why = _probe(llvm, text)
-    if why is not None:
-        raise LlirError(why)
+        if why is not None:
+            raise LlirError(why)
     try:
         with _llvm_stderr(said):
-            return llvm.parse_assembly(text)
+            mod = llvm.parse_assembly(text)
     except RuntimeError as exc:
         raise LlirError(_parse_message(str(exc))) from None
+    if parsed is not None:
+        parsed()
+    return mod
 
 
 def _parse_message(raw: str) -> str:
@@ -441,15 +522,20 @@ def _key(v: Any) -> int:
 def read(text: str, probe: Probe | None = None) -> Module:
     """The module the text holds. Raises LlirError (one line) on text LLVM does not accept,
     text without a function definition, or text past the bounds above. ``probe``: this
-    text's probe, started earlier (``start_probe``); it is finished here either way."""
+    text's read, started earlier (``start_probe``); it is finished here either way."""
     try:
-        return _read(text, probe)
+        if probe is not None and probe.source == text:
+            got = probe.take()
+            if got is not None:
+                return got
+        return _read(text)
     finally:
         if probe is not None:
             probe.close()
 
 
-def _read(text: str, probe: Probe | None) -> Module:
+def _read(text: str, parsed: Callable[[], None] | None = None) -> Module:
+    """``read``'s work; ``parsed``: this is a probe's child (``_parse``)."""
     if not isinstance(text, str):
         raise LlirError("LLVM IR must be text")
     if len(text) > MAX_BYTES:
@@ -464,7 +550,7 @@ def _read(text: str, probe: Probe | None) -> Module:
     source = _modernised(text)
     said: list[str] = []
     try:
-        mod = _parse(llvm, source, said, probe)
+        mod = _parse(llvm, source, said, parsed)
     except LlirError as exc:
         if not _UNDEFINED.search(str(exc)):
             raise
@@ -473,7 +559,7 @@ def _read(text: str, probe: Probe | None) -> Module:
             raise
         said.clear()
         try:
-            mod = _parse(llvm, source + "\n" + extra + "\n", said)
+            mod = _parse(llvm, source + "\n" + extra + "\n", said, parsed)
         except LlirError:
             raise exc from None
     try:

@@ -97,6 +97,8 @@ MAX_OUTPUT = 64 << 20  # bytes of stdout kept; a worker that writes more is stop
 STDERR_TAIL = 64 << 10  # bytes of stderr kept, from its end: the last lines say what went wrong
 GRACE_S = 2.0  # how long a served worker may take to leave once its input is closed
 _CHUNK = 1 << 16
+PIPE_BYTES = 1 << 20  # a served worker's pipes, where the system lets them be this large
+DROP_WAIT_S = 10.0  # how long an unused answer is awaited before its worker is stopped
 _POLL_S = 0.01
 
 
@@ -309,6 +311,19 @@ class _Streams:
                 self.proc.stdin.close()
         self._feed.clear()
 
+    def flush(self) -> None:
+        """Write what stdin takes now without waiting (a request the worker starts on while
+        the caller does other work)."""
+        assert self.proc.stdin is not None
+        if self.proc.stdin.closed:
+            return
+        fd = self.proc.stdin.fileno()
+        while self._feed and fd in self._sel.get_map():
+            before = len(self._feed)
+            self._step(fd, "in")
+            if len(self._feed) == before:
+                return  # the pipe is full: the rest goes while the reply is awaited
+
     def pump(self, deadline: float, enough: Callable[[], bool]) -> bool:
         """Feed and read until ``enough()``, stdout is over its limit, or nothing is left to
         wait for; False when ``deadline`` passed first (what was ready by then is read)."""
@@ -463,6 +478,13 @@ class Served:
             raise
         self._streams = _Streams(self.proc, max_line)
         self._closed = False
+        # Room for a whole module each way where the system allows it: a request written at
+        # once is worked on while the caller does other work (``send_kept``).
+        grow = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if grow is not None and stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    fcntl.fcntl(stream.fileno(), grow, PIPE_BYTES)
 
     def send(self, line: str) -> None:
         """Queue one request line: it is written while the reply is awaited."""
@@ -488,6 +510,16 @@ class Served:
         closed then, and the caller may find out why with a worker of its own). RunError
         past ``timeout`` seconds, and it is killed."""
         self.send(json.dumps(request))
+        return self.reply(timeout, valid)
+
+    def start(self, request: Any) -> None:
+        """Send one JSON request now, as much of it as its stdin takes without waiting; its
+        reply is read by ``reply``."""
+        self.send(json.dumps(request))
+        self._streams.flush()
+
+    def reply(self, timeout: float, valid: Callable[[Any], bool] = _is_dict) -> Any:
+        """The reply to the request sent last (``ask``'s answer)."""
         line = self.read_line(time.monotonic() + timeout)
         if line is None and not self.eof:
             self.close(grace=0.0)
@@ -542,6 +574,49 @@ def ask_kept(
 ) -> Any:
     """The reply of this process's kept worker ``key`` (``start`` starts it: on first use, and
     again once it died); None when it could not give one. RunError past ``timeout``."""
+    pending = send_kept(key, start, request)
+    return None if pending is None else pending.reply(timeout, valid)
+
+
+class Pending:
+    """A request a kept worker works on while the caller does other work (``send_kept``).
+    Its worker is the caller's until ``reply`` reads the answer or ``drop`` discards it."""
+
+    def __init__(self, served: Served, mine: tuple[int, Hashable], request: Any) -> None:
+        self.served = served
+        self.mine = mine
+        self.request = request
+        self.done = False
+
+    def reply(self, timeout: float, valid: Callable[[Any], bool] = _is_dict) -> Any:
+        """``ask_kept``'s answer to the request; RunError past ``timeout`` seconds."""
+        assert not self.done, "a pending request is answered once"
+        self.done = True
+        served = self.served
+        try:
+            return served.reply(timeout, valid)
+        finally:
+            served.lock.release()
+            if not served.alive():  # closed: killed past its time, or failed
+                with _KEPT_LOCK:
+                    if _KEPT.get(self.mine) is served:
+                        del _KEPT[self.mine]
+
+    def drop(self, wait: float = DROP_WAIT_S) -> None:
+        """The request's answer read and left unused, for up to ``wait`` seconds (the worker
+        serves the next one in turn); a worker still busy then is stopped."""
+        if self.done:
+            return
+        try:
+            self.reply(wait, lambda _: True)
+        except RunError:
+            pass  # killed past the wait: the next request starts another
+
+
+def send_kept(key: Hashable, start: Callable[[], Served], request: Any) -> Pending | None:
+    """``request`` sent now to this process's kept worker ``key`` (``start`` starts it: on
+    first use, and again once it died), its answer read later by ``Pending.reply``; None when
+    no worker could start (the caller's worker of its own says why)."""
     mine = (os.getpid(), key)
     with _KEPT_LOCK:
         served = _KEPT.get(mine)
@@ -554,14 +629,13 @@ def ask_kept(
             except RunError:
                 return None  # the caller's worker of its own says why
             _stop_at_exit()
+    served.lock.acquire()
     try:
-        with served.lock:
-            return served.ask(request, timeout, valid)
-    finally:
-        if not served.alive():  # closed: killed past its time, or failed
-            with _KEPT_LOCK:
-                if _KEPT.get(mine) is served:
-                    del _KEPT[mine]
+        served.start(request)
+    except BaseException:
+        served.lock.release()
+        raise
+    return Pending(served, mine, request)
 
 
 def stop_kept() -> None:

@@ -33,6 +33,7 @@ import z3
 from alias_spec.plan import exhaust
 from alias_spec.plan.evaluator import Evaluator, free_vars
 from alias_spec.plan.shapes import Shapes
+from alias_spec.plan.terms import bv_size
 
 
 def _ranges_key(ev: Evaluator) -> tuple[int, int, int]:
@@ -70,7 +71,7 @@ class Bounds:
 
     def _bounds(self, e: z3.BitVecRef, cond: z3.BoolRef | None) -> tuple[int, int] | None:
         ev = self.ev
-        full = (1 << e.size()) - 1
+        full = (1 << bv_size(e)) - 1
         lo, hi = ev.interval(e)
         # The exact range over the variables' points is tighter where the term is a swizzle or
         # sums terms of the same bits; it is only worth it where the interval is wide.

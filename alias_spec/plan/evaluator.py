@@ -36,7 +36,7 @@ from alias_spec.plan.taint import (
     type_size,
     uses_smem,
 )
-from alias_spec.plan.terms import WIDTH, Access, Value, as_bool, fit, name_of
+from alias_spec.plan.terms import WIDTH, Access, Value, as_bool, bv_size, fit, name_of
 
 INVARIANT_STEPS = 8  # iterations before widening a loop-carried value's interval
 
@@ -750,7 +750,7 @@ class Evaluator:
             for i in set(a.fields or {}) & set(b.fields or {}):
                 x, y = (a.fields or {})[i], (b.fields or {})[i]
                 if isinstance(x.expr, z3.BitVecRef) and isinstance(y.expr, z3.BitVecRef):
-                    w = max(x.expr.size(), y.expr.size())
+                    w = max(bv_size(x.expr), bv_size(y.expr))
                     out.fields[i] = Value(_BINOPS[op](fit(x.expr, w), fit(y.expr, w)),
                                           x.smem or y.smem, x.opaque or y.opaque)  # fmt: skip
             return out
@@ -759,7 +759,7 @@ class Evaluator:
             return Value(f(as_bool(a.expr), as_bool(b.expr)), False, a.opaque or b.opaque)
         if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
             return self._opaque(width, "x")
-        w = max(a.expr.size(), b.expr.size())
+        w = max(bv_size(a.expr), bv_size(b.expr))
         ea, eb = fit(a.expr, w), fit(b.expr, w)
         return Value(_BINOPS[op](ea, eb), a.smem or b.smem, a.opaque or b.opaque)
 
@@ -815,7 +815,7 @@ class Evaluator:
                              cond.opaque or a.opaque or b.opaque)  # fmt: skip
             if not (isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef)):
                 return self._opaque(width, "x")
-            w = max(a.expr.size(), b.expr.size())
+            w = max(bv_size(a.expr), bv_size(b.expr))
             return Value(z3.If(as_bool(cond.expr), fit(a.expr, w), fit(b.expr, w)),
                          a.smem or b.smem, cond.opaque or a.opaque or b.opaque)  # fmt: skip
         if op == "icmp" and len(ops) == 2:
@@ -825,7 +825,7 @@ class Evaluator:
             ):
                 self.fresh += 1
                 return Value(z3.Bool(f"cmp{self.fresh}"), False, True)
-            w = max(a.expr.size(), b.expr.size())
+            w = max(bv_size(a.expr), bv_size(b.expr))
             return Value(_PREDS[ins.predicate](fit(a.expr, w), fit(b.expr, w)), False,
                          a.opaque or b.opaque)  # fmt: skip
         if op == "insertvalue" and len(ops) == 2 and len(ins.indices) == 1:
@@ -874,7 +874,7 @@ class Evaluator:
             x, y = (a.fields or {})[i], (b.fields or {})[i]
             if not (isinstance(x.expr, z3.BitVecRef) and isinstance(y.expr, z3.BitVecRef)):
                 continue
-            w = max(x.expr.size(), y.expr.size())
+            w = max(bv_size(x.expr), bv_size(y.expr))
             ex, ey = fit(x.expr, w), fit(y.expr, w)
             if cond is None:
                 if how in _PREDS:
@@ -951,7 +951,7 @@ class Evaluator:
         if mm and len(args) == 2:
             a, b = self.operand(args[0]), self.operand(args[1])
             if isinstance(a.expr, z3.BitVecRef) and isinstance(b.expr, z3.BitVecRef):
-                w = max(a.expr.size(), b.expr.size())
+                w = max(bv_size(a.expr), bv_size(b.expr))
                 x, y = fit(a.expr, w), fit(b.expr, w)
                 less = z3.ULT(x, y) if mm.group(1) == "u" else x < y
                 pick = z3.If(less, x, y) if mm.group(2) == "min" else z3.If(less, y, x)

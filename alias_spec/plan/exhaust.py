@@ -24,7 +24,7 @@ import z3
 
 from alias_spec.plan.evaluator import free_vars
 from alias_spec.plan.shapes import NUMERAL, OTHER, Node, Shapes
-from alias_spec.plan.terms import name_of
+from alias_spec.plan.terms import bv_size, name_of
 
 MAX_POINTS = 1 << 16
 # Points up to which a subterm's values are kept for the next address of the same function
@@ -57,7 +57,7 @@ def value_range(
         import numpy as np
     except ImportError:
         return None
-    if e.size() > 64:
+    if bv_size(e) > 64:
         return None
     names: list[tuple[str, int, int, int]] = []  # name, width, low, high (signed or not)
     seen: set[str] = set()

@@ -24,15 +24,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from alias_spec.ir.ttgir import Module
+from alias_spec.ir.ttgir import Module, read_module
 from alias_spec.plan.plan import (
     Allocation,
     Buffer,
     Report,
     allocate_plan,
     build_plan,
+    check_source,
+    may_need_allocation,
     prove,
-    read_source,
     record_frames,
     start_report,
 )
@@ -56,9 +57,12 @@ class Run:
     module: Module | None = None  # the planned module the buffers were read from
     buffers: list[Buffer] = field(default_factory=list)
     report: Report | None = None
-    # LLVM's parse of ``llir`` tried in a forked child from the first stage on, so that it
-    # runs while this process reads the TTGIR (``ir.llir.Probe``).
+    # LLVM's read of ``llir`` in a forked child from the first stage on, so that it runs
+    # while this process reads the TTGIR (``ir.llir.Probe``).
     probe: Any = None
+    # The release's allocation asked for in the first stage, so that the served worker
+    # allocates while this process reads the TTGIR (``runner.request``).
+    pending: Any = None
 
 
 def _ttgir(run: Run) -> None:
@@ -66,13 +70,19 @@ def _ttgir(run: Run) -> None:
         from alias_spec.ir.llir import start_probe
 
         run.probe = start_probe(run.llir)
-    run.source = read_source(run.ttgir)
+    check_source(run.ttgir)
+    if may_need_allocation(run.ttgir, run.allocated):
+        from alias_spec.plan.runner import request
+
+        run.pending = request(run.ttgir, run.python, run.prepasses)
+    run.source = read_module(run.ttgir)
 
 
 def _allocated(run: Run) -> None:
     assert run.source is not None
+    pending, run.pending = run.pending, None
     run.plan = allocate_plan(run.source, run.ttgir, run.path, run.python, run.allocated,
-                             run.prepasses)  # fmt: skip
+                             run.prepasses, pending)  # fmt: skip
 
 
 def _buffers(run: Run) -> None:
@@ -125,10 +135,13 @@ def run(state: Run) -> Report:
             t0 = time.perf_counter()
             stage(state)
             seconds[name] = time.perf_counter() - t0
-    finally:  # a stage that fails leaves no probe running
+    finally:  # a stage that fails leaves no probe running and no answer unread
         if state.probe is not None:
             state.probe.close()
             state.probe = None
+        if state.pending is not None:
+            state.pending.drop()
+            state.pending = None
     assert state.report is not None
     state.report.seconds = seconds
     return state.report

@@ -663,34 +663,49 @@ class Allocation:
     prepasses: str = ""
 
 
-def read_source(text: str) -> Module:
-    """The TTGIR module, refused in one line (TtgirError) when it is not TTGIR: another stage
-    of the compiler, or a literal MLIR refuses."""
+def check_source(text: str) -> None:
+    """TtgirError (one line) when the text is not TTGIR: another stage of the compiler, or a
+    literal MLIR refuses."""
     from alias_spec.ir import kind
 
     why = kind.problem(text)
     if why is not None:
         raise TtgirError(why)
+
+
+def read_source(text: str) -> Module:
+    """The TTGIR module; TtgirError (one line) when it is not TTGIR (``check_source``)."""
+    check_source(text)
     return read_module(text)
+
+
+def may_need_allocation(text: str, allocated: tuple[str, str, str] | None) -> bool:
+    """Whether ``allocate_plan`` may ask the release for this module's allocation: a module
+    with no ``allocation.`` attribute anywhere in its text is not planned (``Module.planned``)."""
+    return allocated is None and "allocation." not in text
 
 
 def allocate_plan(source: Module, text: str, path: str, python: str | None = None,
                   allocated: tuple[str, str, str] | None = None,
-                  prepasses: str = "auto") -> Allocation:  # fmt: skip
+                  prepasses: str = "auto", pending: Any = None) -> Allocation:  # fmt: skip
     """The plan's offsets: the module's own ``allocation.offset`` attributes, ``allocated``
     (module text, debug text, version), or the allocation the release of ``python`` runs
     (``runner.allocate``; AllocationError on failure, naming ``--python`` where the dump
-    comes from another release)."""
+    comes from another release). ``pending``: that allocation asked for earlier
+    (``runner.request``), its answer read here or dropped."""
     from alias_spec.ir import kind
     from alias_spec.plan.runner import AllocationError, allocate
 
+    if (source.planned or allocated is not None) and pending is not None:
+        pending.drop()
+        pending = None
     if source.planned and allocated is None:
         return Allocation(source, "", "the module's allocation.offset attributes", text)
     removed: list[str] = []
     used = ""
     if allocated is None:
         try:
-            done = allocate(text, python, prepasses=prepasses)
+            done = allocate(text, python, prepasses=prepasses, pending=pending)
         except AllocationError as exc:  # a dump of another release: say to pass --python
             hint = kind.allocation_hint(text, str(exc))
             if hint is None:

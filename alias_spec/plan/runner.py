@@ -98,13 +98,35 @@ def stop_servers() -> None:
     procs.stop_kept()
 
 
-def _run(text: str, python: str | None, timeout: float, prepasses: str) -> dict:
+def request(text: str, python: str | None = None, prepasses: str = "auto") -> procs.Pending | None:
+    """The allocation ``allocate`` will ask for, sent now to this process's served worker,
+    which works on it while the caller reads the module (pass it to ``allocate``, or
+    ``drop`` it). None where the allocation is not served (another interpreter) or no worker
+    started."""
+    if python is not None or prepasses not in PREPASSES:
+        return None
+    used = "release" if prepasses == "auto" else prepasses
+    try:
+        return procs.send_kept(SERVED, _start_served, _request(text, used))
+    except procs.RunError:
+        return None  # ``allocate`` asks again, and says why
+
+
+def _run(text: str, python: str | None, timeout: float, prepasses: str,
+         pending: procs.Pending | None = None) -> dict:  # fmt: skip
     try:
         # Served by this interpreter only: its worker is this file, which knows ``--serve``;
         # an interpreter named by --python may run anything (one that reads its input to the
         # end before answering would wait for an end that serving never gives).
         reply = None
-        if python is None:
+        if pending is not None and (
+            python is not None or pending.request != _request(text, prepasses)
+        ):
+            pending.drop()  # not this request: its answer is of no use
+            pending = None
+        if pending is not None:
+            reply = pending.reply(timeout, _is_reply)
+        elif python is None:
             reply = procs.ask_kept(SERVED, _start_served, _request(text, prepasses), timeout,
                                    _is_reply)  # fmt: skip
         if (
@@ -141,7 +163,11 @@ def _run_once(text: str, python: str | None, timeout: float, prepasses: str) -> 
 
 
 def allocate(
-    text: str, python: str | None = None, timeout: float = TIMEOUT_S, prepasses: str = "auto"
+    text: str,
+    python: str | None = None,
+    timeout: float = TIMEOUT_S,
+    prepasses: str = "auto",
+    pending: procs.Pending | None = None,
 ) -> Allocated:
     """The module after ``python``'s Triton ran its allocation; AllocationError otherwise.
 
@@ -149,11 +175,14 @@ def allocate(
     ``removed`` says what they deleted), "as_written" (the folding pass left out), "none" (no
     pass before the allocation, as Triton's own allocation test runs it) or "auto" (release,
     unless that removes an allocation: then as written, with ``removed`` saying what the
-    release would remove)."""
+    release would remove). ``pending``: the request ``request`` sent earlier (its answer
+    read here; one for other text or options is dropped)."""
     if prepasses not in PREPASSES:
+        if pending is not None:
+            pending.drop()
         raise ValueError(f"prepasses must be one of {', '.join(PREPASSES)}")
     used = "release" if prepasses == "auto" else prepasses
-    reply = _run(text, python, timeout, used)
+    reply = _run(text, python, timeout, used, pending)
     removed: list[str] = []
     if used == "release":
         removed = removed_allocs(_census(reply, "before"), _census(reply, "after"))

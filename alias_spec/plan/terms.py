@@ -72,12 +72,20 @@ class Access:
     moved: list[tuple[int, int, str]] = field(default_factory=list)
 
 
+def bv_size(e: z3.BitVecRef) -> int:
+    """``e.size()`` without its sort's Python wrapper (made and finalised per call: a hot
+    path of the evaluator)."""
+    ctx = e.ctx_ref()
+    return int(z3.Z3_get_bv_sort_size(ctx, z3.Z3_get_sort(ctx, e.as_ast())))
+
+
 def fit(e: z3.BitVecRef, w: int, signed: bool = False) -> z3.BitVecRef:
-    if e.size() == w:
+    n = bv_size(e)
+    if n == w:
         return e
-    if e.size() > w:
+    if n > w:
         return z3.Extract(w - 1, 0, e)
-    return (z3.SignExt if signed else z3.ZeroExt)(w - e.size(), e)
+    return (z3.SignExt if signed else z3.ZeroExt)(w - n, e)
 
 
 def as_bool(e: z3.ExprRef) -> z3.BoolRef:
