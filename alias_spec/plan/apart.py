@@ -32,7 +32,6 @@ import z3
 
 from alias_spec.plan import exhaust
 from alias_spec.plan.evaluator import Evaluator, free_vars
-from alias_spec.plan.shapes import Shapes
 from alias_spec.plan.terms import bv_size
 
 
@@ -175,7 +174,7 @@ class Threads:
 
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
-        self._shapes = Shapes()  # keeps the terms read alive: node ids are not reused
+        self._shapes = ev.shapes  # the evaluator's: terms read once, kept alive (ids not reused)
         # (lo id, hi id, guard id or -1) -> the terms (kept alive so that their ids are not
         # reused) and what the access touches, None when not known here
         self._memo: dict[tuple[int, int, int], tuple[Any, Touched | None]] = {}
@@ -338,7 +337,7 @@ class Witnesses:
 
     def __init__(self, ev: Evaluator) -> None:
         self.ev = ev
-        self._shapes = Shapes()  # keeps the terms read alive: node ids are not reused
+        self._shapes = ev.shapes  # the evaluator's: terms read once, kept alive (ids not reused)
         # (term ids, warps) -> the terms (kept alive so that their ids are not reused) and
         # the side's rows (a party is in many pairs)
         self._memo: dict[tuple[Any, ...], tuple[Side, Rows | None]] = {}

@@ -22,7 +22,7 @@ from alias_spec.ir.llir import (
     Operand,
 )
 from alias_spec.plan.attribution import Attribution
-from alias_spec.plan.shapes import NUMERAL, OTHER, Node, Shapes
+from alias_spec.plan.shapes import MEMO_KEY, NUMERAL, OTHER, Node, Shapes
 from alias_spec.plan.taint import (
     SMEM,
     VECTOR,
@@ -82,11 +82,11 @@ class Evaluator:
         # of terms the exhaustive pre-check evaluated (exhaust.py), per set of ranges.
         self.var_signed: dict[str, tuple[int, int]] = {}
         self.signed_found: dict[str, tuple[int, int]] = {}
-        self.exhaust_memo: dict[Any, Any] = {}
-        # The nodes of the terms bounded (each term kept alive there, so ids are not reused);
-        # node id -> its bounds; the same under narrowed variable ranges (a select's branch),
-        # per set of ranges.
+        # The nodes of the terms bounded (each term kept alive there, so ids are not reused),
+        # shared with the exhaustive pre-check; node id -> its bounds; the same under narrowed
+        # variable ranges (a select's branch), per set of ranges.
         self.shapes = Shapes()
+        self.exhaust_memo: dict[Any, Any] = {MEMO_KEY: self.shapes}
         self._memo: dict[int, tuple[int, int]] = {}
         self._env_memo: dict[tuple[Any, ...], dict[int, tuple[int, int]]] = {}
         # The search of loop bounds stops here; a query that ran out of time sets ``gave_up``.

@@ -23,14 +23,13 @@ from typing import Any
 import z3
 
 from alias_spec.plan.evaluator import free_vars
-from alias_spec.plan.shapes import NUMERAL, OTHER, Node, Shapes
+from alias_spec.plan.shapes import MEMO_KEY, NUMERAL, OTHER, Node, Shapes
 from alias_spec.plan.terms import bv_size, name_of
 
 MAX_POINTS = 1 << 16
 # Points up to which a subterm's values are kept for the next address of the same function
 # (the thread id's arithmetic recurs in every access): beyond, memory would grow too fast.
 MEMO_POINTS = 1 << 12
-_SHAPES = "shapes"  # the memo's entry for the nodes of the terms it holds values of
 
 
 class Unmodelled(Exception):
@@ -77,6 +76,8 @@ def value_range(
         if w > 64 or hi < lo:
             return None
         names.append((name, w, lo, hi))
+    # Nodes are facts of a term alone: read once per memo, whatever the axes.
+    shapes = memo.setdefault(MEMO_KEY, Shapes()) if memo is not None else Shapes()
     abstract: dict[int, tuple[str, z3.ExprRef]] = {}
     if unknown:
         if interval is None:
@@ -101,7 +102,6 @@ def value_range(
     key = tuple(sorted((n, lo, hi) for n, _, lo, hi in names))
     keep = memo is not None and points <= MEMO_POINTS
     cache = memo.setdefault(key, {}) if keep and memo is not None else {}
-    shapes = memo.setdefault(_SHAPES, Shapes()) if memo is not None else Shapes()
     try:
         # Wrapping is the semantics here (bit-vector arithmetic), not an error to report.
         with np.errstate(all="ignore"):

@@ -380,7 +380,7 @@ def _exhausted(acc: Access, ranges: list[tuple[int, int]], ev: Evaluator) -> boo
     if acc.cond is not None and inside(exhaust.value_range(
             expr, ev.var_range, ev.var_signed, memo, acc.cond)):  # fmt: skip
         return True
-    if inside(exhaust.value_range(expr, ev.var_range, ev.var_signed, None, acc.cond,
+    if inside(exhaust.value_range(expr, ev.var_range, ev.var_signed, memo, acc.cond,
                                   ev.interval)):  # fmt: skip
         return True
     return "leaves" if alone is not None else False

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import z3
 
+MEMO_KEY = "shapes"  # the entry of a memo of values (``exhaust.py``) holding its terms' nodes
 NUMERAL = -1  # the op of a bit-vector numeral
 OTHER = -2  # the op of a node that is no application (a quantifier, a bound variable)
 # Ops whose integer parameters a node keeps (bit positions, widths).
