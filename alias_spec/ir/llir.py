@@ -441,7 +441,7 @@ _PARSED, _REFUSED = b"P", b"-"
 
 
 def _read_in_child(text: str, fd: int) -> None:
-    """The whole read in a probe's child, written to ``fd``: the byte saying the parse is done,
+    """The whole read in a probe's child, written to ``fd``: the byte saying the parse is done
     (or the one saying it never parsed), then ("module", Module), ("error", its one line) or
     ("again", None) pickled."""
 
