@@ -98,6 +98,11 @@ def stop_servers() -> None:
     procs.stop_kept()
 
 
+def _first(prepasses: str) -> str:
+    """The pre-passes of the first allocation asked for: "auto" starts as the release's."""
+    return "release" if prepasses == "auto" else prepasses
+
+
 def request(text: str, python: str | None = None, prepasses: str = "auto") -> procs.Pending | None:
     """The allocation ``allocate`` will ask for, sent now to this process's served worker,
     which works on it while the caller reads the module (pass it to ``allocate``, or
@@ -105,9 +110,8 @@ def request(text: str, python: str | None = None, prepasses: str = "auto") -> pr
     started."""
     if python is not None or prepasses not in PREPASSES:
         return None
-    used = "release" if prepasses == "auto" else prepasses
     try:
-        return procs.send_kept(SERVED, _start_served, _request(text, used))
+        return procs.send_kept(SERVED, _start_served, _request(text, _first(prepasses)))
     except procs.RunError:
         return None  # ``allocate`` asks again, and says why
 
@@ -181,7 +185,7 @@ def allocate(
         if pending is not None:
             pending.drop()
         raise ValueError(f"prepasses must be one of {', '.join(PREPASSES)}")
-    used = "release" if prepasses == "auto" else prepasses
+    used = _first(prepasses)
     reply = _run(text, python, timeout, used, pending)
     removed: list[str] = []
     if used == "release":
