@@ -529,3 +529,17 @@ def test_result_types_follow_an_edited_op_and_flows_are_built_once() -> None:
     assert isinstance(first, Flows) and flows_of(fn) is first
     other = read_module(text, strict=False).functions[0]
     assert flows_of(other) is not first and flows_of(other).fn is other
+
+
+def test_blanked_shortcut_agrees_with_the_token_walk() -> None:
+    """A line with no string and no comment is blanked by stripping it; the token walk gives
+    the same text on every such line of the corpus (and on lines made to end in spaces and
+    tabs, or with no token at all)."""
+    from alias_spec.ir.ttgir import _blanked, _blanked_tokens, lex
+
+    lines = [ln for f in PARSED for ln in f.read_text().split("\n")]
+    lines += ["", "   ", "\t%0 = arith.constant 0 : i32 \t ", "} ", "  ^bb1:  "]
+    short = [ln for ln in lines if '"' not in ln and "//" not in ln]
+    assert len(short) > 100
+    for ln in short:
+        assert _blanked(ln, lex(ln)) == _blanked_tokens(ln, lex(ln)), ln

@@ -217,6 +217,13 @@ def _blanked(line: str, toks: list[Tok]) -> str:
     quoted attribute name such as ``"offset_bytes" =``, which names the same attribute as the
     bare one, are kept) and the comment cut: text for the regular expressions of later passes,
     which then never read what sits inside a string."""
+    if '"' not in line and "//" not in line:
+        return line.rstrip()  # no string and no comment: only whitespace between the tokens
+    return _blanked_tokens(line, toks)
+
+
+def _blanked_tokens(line: str, toks: list[Tok]) -> str:
+    """``_blanked``, token by token."""
     out: list[str] = []
     k = 0
     for i, t in enumerate(toks):

@@ -543,18 +543,23 @@ def _mbarrier_role(a: Access, idx: int | None,
                    phases: Phases) -> tuple[str | None, _Group | None, bool]:  # fmt: skip
     """The role and protocol of an access of a followed mbarrier operation or TMA load, and
     whether it is one (a TMA load's destination operand is dropped: its box stands for it)."""
-    e = z3.simplify(a.addr.expr)
-    const = e.as_long() if z3.is_bv_value(e) else None  # type: ignore[attr-defined]
     # A ring's operation names its mbarrier by a computed address: its access is the one read.
     own = idx is not None and phases.ring_ops.get(idx) is a
     if idx in phases.loads:
         if a.kind.endswith("-byte box)"):
             return "write", _TMA_LOAD, True
-        mine = own or const == phases.loads[idx]
+        mine = own or _constant(a) == phases.loads[idx]
         return ("atomic", _TMA_LOAD, True) if mine else (None, None, True)
-    if idx in phases.roles and (own or const == phases.roles[idx][1]):
+    if idx in phases.roles and (own or _constant(a) == phases.roles[idx][1]):
         return phases.roles[idx][0], None, True
     return None, None, False
+
+
+def _constant(a: Access) -> int | None:
+    """The address of ``a`` when it is one number (simplified only where a role asks: most
+    accesses are of no mbarrier operation)."""
+    e = z3.simplify(a.addr.expr)
+    return e.as_long() if z3.is_bv_value(e) else None  # type: ignore[attr-defined]
 
 
 def _parties(found: list[Access], by_line: dict[int, int],
@@ -687,11 +692,12 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
         loop-carried slots, a late one, an opaque address)."""
         if p.shift is not None and phases.ring is not None:
             return False
-        carried = carried_of(p) - formed
+        every = carried_of(p)
+        carried = every - formed
         in_flight = bool(p.first.group or p.second.group)
         loose = in_flight and (p.crossed or bool(carried))
         opaque = p.first.access.addr.opaque or p.second.access.addr.opaque
-        return not (len(carried) > 1 or loose or p.late or opaque or carried_of(p) & formed)
+        return not (len(carried) > 1 or loose or p.late or opaque or every & formed)
 
     spans: dict[int, tuple[int, int] | None] = {}
     ranges = bounds(ev)
