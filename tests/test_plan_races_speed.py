@@ -286,3 +286,17 @@ def test_a_value_with_no_range_takes_candidate_values() -> None:
                                 races._Party(write, _bv(64), _bv(68), "write", None, "generic"),
                                 ev)  # fmt: skip
     assert verdict == "sat" and w["byte"] == 64 and w["tid.x"] // 32 != w["tid.x'"] // 32
+
+
+def test_free_vars_of_a_term_plus_a_number_are_the_terms() -> None:
+    """A party's end (its start plus a size) is asked for the start's variables: the same
+    variables as a walk of the whole term finds, and none when the term is a number."""
+    from alias_spec.plan.evaluator import _free_vars, free_vars
+
+    x, y, tid = z3.BitVecs("x y tid.x", 32)
+    for e in (x + 4, (x * y + tid) + 16, z3.BitVecVal(8, 32) + 4, (x + y) + 1, x + y,
+              z3.Extract(31, 0, z3.ZeroExt(8, tid) + 2) + 3):  # fmt: skip
+        want = sorted(str(v) for v in _free_vars(e))
+        assert sorted(str(v) for v in free_vars(e)) == want, e
+        assert sorted(str(v) for v in free_vars(e)) == want, e  # remembered alike
+    assert free_vars(z3.BitVecVal(8, 32) + 4) == []

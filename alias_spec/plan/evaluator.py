@@ -980,7 +980,12 @@ def free_vars(e: z3.ExprRef) -> list[z3.ExprRef]:
         return list(got[1])
     if len(_FREE) >= _FREE_MAX:
         _FREE.clear()
-    out = _free_vars(e)
+    # A term plus a number (a party's end: its start plus its size) has its term's variables,
+    # which are usually remembered already.
+    if z3.is_app_of(e, z3.Z3_OP_BADD) and e.num_args() == 2 and z3.is_bv_value(e.arg(1)):
+        out = free_vars(e.arg(0))
+    else:
+        out = _free_vars(e)
     _FREE[key] = (e, out)
     return list(out)
 
