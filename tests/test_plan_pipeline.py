@@ -21,3 +21,35 @@ def test_an_allocation_that_fails_is_one_line_and_ends_the_probe() -> None:
         pipeline.run(run)
     assert "\n" not in str(got.value)
     assert run.probe is None
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_the_cycle_collector_is_paused_during_the_stages_and_left_as_it_was(
+    collecting: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every stage runs with Python's cycle collector off; afterwards it is as the caller had
+    it, after a run that passes and after one that fails in a stage."""
+    import gc
+
+    seen: list[bool] = []
+    stages = [(name, lambda run, f=f: (seen.append(gc.isenabled()), f(run))[1])
+              for name, f in pipeline.STAGES]  # fmt: skip
+    monkeypatch.setattr(pipeline, "STAGES", tuple(stages))
+    text = (CASES / "call_frame.alloc.ttgir").read_text()
+    was = gc.isenabled()
+    try:
+        gc.enable() if collecting else gc.disable()
+        report = pipeline.run(pipeline.Run(text, "call_frame.alloc.ttgir"))
+        assert report.status in ("clean", "partial")
+        assert seen and not any(seen)
+        assert gc.isenabled() is collecting
+
+        def fails(run: pipeline.Run) -> None:
+            raise AllocationError("refused")
+
+        monkeypatch.setattr(pipeline, "STAGES", (stages[0], ("allocated", fails)))
+        with pytest.raises(AllocationError):
+            pipeline.run(pipeline.Run(text, "call_frame.alloc.ttgir"))
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable() if was else gc.disable()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import faulthandler
+import gc
 import os
 import pickle
 import re
@@ -352,6 +353,9 @@ class Probe:
         pid = fork_tied(signal.SIGKILL)  # a parse that hangs ends with this process
         if pid == 0:  # the child: say nothing, leave without Python's clean-up
             try:
+                # No collection in the short-lived child: one walks every object it inherited,
+                # copying each page it writes to (its records are freed by reference counts).
+                gc.disable()
                 faulthandler.disable()  # its report of the abort would reach the parent's stderr
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 1)
