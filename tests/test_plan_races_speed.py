@@ -300,3 +300,7 @@ def test_free_vars_of_a_term_plus_a_number_are_the_terms() -> None:
         assert sorted(str(v) for v in free_vars(e)) == want, e
         assert sorted(str(v) for v in free_vars(e)) == want, e  # remembered alike
     assert free_vars(z3.BitVecVal(8, 32) + 4) == []
+    deep = x * y
+    for k in range(5000):  # a chain deeper than the interpreter's recursion limit
+        deep = deep + (k + 1)
+    assert sorted(str(v) for v in free_vars(deep)) == ["x", "y"]

@@ -981,11 +981,13 @@ def free_vars(e: z3.ExprRef) -> list[z3.ExprRef]:
     if len(_FREE) >= _FREE_MAX:
         _FREE.clear()
     # A term plus a number (a party's end: its start plus its size) has its term's variables,
-    # which are usually remembered already.
-    if z3.is_app_of(e, z3.Z3_OP_BADD) and e.num_args() == 2 and z3.is_bv_value(e.arg(1)):
-        out = free_vars(e.arg(0))
-    else:
-        out = _free_vars(e)
+    # which are usually remembered already (followed down a chain of such sums in a loop: no
+    # recursion on a deep one).
+    inner = e
+    while z3.is_app_of(inner, z3.Z3_OP_BADD) and inner.num_args() == 2 and z3.is_bv_value(
+            inner.arg(1)):  # fmt: skip
+        inner = inner.arg(0)
+    out = free_vars(inner) if inner is not e else _free_vars(e)
     _FREE[key] = (e, out)
     return list(out)
 
