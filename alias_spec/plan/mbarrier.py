@@ -67,6 +67,7 @@ from alias_spec.plan.ring import (
     Subst,
     at,
     closed_forms,
+    constant,
     elected,
     iteration,
     last_iteration,
@@ -154,11 +155,6 @@ def statements(text: str) -> list[str]:
     return out
 
 
-def _constant(e: z3.ExprRef) -> int | None:
-    v = z3.simplify(e)
-    return v.as_long() if z3.is_bv_value(v) else None  # type: ignore[attr-defined]
-
-
 class _Reader:
     """The mbarrier operations of one instruction (inline PTX)."""
 
@@ -186,7 +182,7 @@ class _Reader:
         if e is None or not isinstance(e, z3.BitVecRef):
             return None
         e = fit(e, WIDTH) + int(bracket.group(2) or 0)
-        off = _constant(e)
+        off = constant(e)
         return e if off is None else off
 
     def ops(self) -> list[_Op] | str:
@@ -224,7 +220,7 @@ class _Reader:
         if _LOAD.match(name):
             return _Op(idx, "load", bar)
         if name.startswith("mbarrier.init"):
-            c = _constant(self.arg(rest[0])) if len(rest) == 1 else None  # type: ignore[arg-type]
+            c = constant(self.arg(rest[0])) if len(rest) == 1 else None  # type: ignore[arg-type]
             return _Op(idx, "init", bar, count=c) if c else f"{name} with a count not read here"
         if name.startswith("mbarrier.inval"):
             return _Op(idx, "inval", bar)
@@ -232,7 +228,7 @@ class _Reader:
             n = [self.arg(t) for t in rest]
             if any(v is None for v in n) or len(n) > 1:
                 return f"{name} with operands not read here"
-            value = _constant(n[0]) if n else 1  # type: ignore[arg-type]
+            value = constant(n[0]) if n else 1  # type: ignore[arg-type]
             if value is None:
                 return f"{name} with a count not a constant"
             if ".expect_tx" in name:
@@ -534,7 +530,7 @@ def _check(op: _Op, accs: list[Access], bar: int | None, fn: Function, issuers: 
     None if followed (its box's bytes and its condition then set on it)."""
     line = fn.instructions[op.index].line
     if bar is not None:
-        own = [a for a in accs if _constant(a.addr.expr) == bar]
+        own = [a for a in accs if constant(a.addr.expr) == bar]
     else:
         assert op.addr is not None
         own = [a for a in accs if not a.kind.endswith("-byte box)")
@@ -687,15 +683,13 @@ def _follow_ring(ringed: list[_Op], by_bar: dict[int, list[_Op]], fn: Function, 
     # iterations, each on its mbarrier and phase, before the loop reuses that mbarrier.
     waited = set()
     for j in range(lag):
-        bj = _constant(z3.substitute(q, (n, z3.BitVecVal(j, WIDTH))))
-        pj = _constant(z3.substitute(parity, (n, z3.BitVecVal(j, WIDTH))))
+        bj = constant(z3.substitute(q, (n, z3.BitVecVal(j, WIDTH))))
+        pj = constant(z3.substitute(parity, (n, z3.BitVecVal(j, WIDTH))))
         p = pro.get(bj) if bj is not None else None
         if p is None or not p.opened or pj != p.rounds % 2:
             continue
         # No round of the loop on that mbarrier up to iteration j (it would join the open one).
-        earlier = [
-            _constant(z3.substitute(slot, (n, z3.BitVecVal(i, WIDTH)))) for i in range(j + 1)
-        ]
+        earlier = [constant(z3.substitute(slot, (n, z3.BitVecVal(i, WIDTH)))) for i in range(j + 1)]
         if bj in earlier or None in earlier:
             continue
         waited.add(bj)

@@ -102,7 +102,17 @@ from alias_spec.plan.mbarrier import Phases, Ring, RingLoad, follow
 from alias_spec.plan.partitions import Partitions, apart, counts, partitions, span
 from alias_spec.plan.plan import Finding, Note, Report
 from alias_spec.plan.proxy import unfenced
-from alias_spec.plan.ring import NAME, UNIFORM, Subst, at, elected, iteration, runs, within
+from alias_spec.plan.ring import (
+    NAME,
+    UNIFORM,
+    Subst,
+    at,
+    constant,
+    elected,
+    iteration,
+    runs,
+    within,
+)
 from alias_spec.plan.taint import back_edges
 from alias_spec.plan.terms import Access, one_shot_solver
 
@@ -544,22 +554,17 @@ def _mbarrier_role(a: Access, idx: int | None,
     """The role and protocol of an access of a followed mbarrier operation or TMA load, and
     whether it is one (a TMA load's destination operand is dropped: its box stands for it)."""
     # A ring's operation names its mbarrier by a computed address: its access is the one read.
+    # The address as a number is asked only where a role is at stake (most accesses are of no
+    # mbarrier operation, and simplifying each cost the check a share of its time).
     own = idx is not None and phases.ring_ops.get(idx) is a
     if idx in phases.loads:
         if a.kind.endswith("-byte box)"):
             return "write", _TMA_LOAD, True
-        mine = own or _constant(a) == phases.loads[idx]
+        mine = own or constant(a.addr.expr) == phases.loads[idx]
         return ("atomic", _TMA_LOAD, True) if mine else (None, None, True)
-    if idx in phases.roles and (own or _constant(a) == phases.roles[idx][1]):
+    if idx in phases.roles and (own or constant(a.addr.expr) == phases.roles[idx][1]):
         return phases.roles[idx][0], None, True
     return None, None, False
-
-
-def _constant(a: Access) -> int | None:
-    """The address of ``a`` when it is one number (simplified only where a role asks: most
-    accesses are of no mbarrier operation)."""
-    e = z3.simplify(a.addr.expr)
-    return e.as_long() if z3.is_bv_value(e) else None  # type: ignore[attr-defined]
 
 
 def _parties(found: list[Access], by_line: dict[int, int],
