@@ -63,6 +63,10 @@ DEV_TOOLS: dict[str, tuple[str, str]] = {
         "alias_spec.semantics.boundary",
         "regenerate tests/corpus/boundary.jsonl (requests on both sides of each rule's edge)",
     ),
+    "campaigns": (
+        "alias_spec.difftest.campaigns",
+        "the differential campaigns (engines, requests, triton) at CI's sample size or --full",
+    ),
 }
 
 
