@@ -1,11 +1,13 @@
 """What ``alias-spec plan`` costs next to compiling the kernel it checks, and how it scales.
 
-    python benchmarks/bench_plan.py [--repeat N] [NAME ... | --all] [--scaling [--no-compile]]
+    python -m benchmarks.bench_plan [--repeat N] [NAME ... | --all] [--scaling [--no-compile]]
                                     [--out FILE.json]
-    python benchmarks/bench_plan.py --cache DIR [--sample N] [--seed S] [--out FILE.json]
+    python -m benchmarks.bench_plan --cache DIR [--sample N] [--seed S] [--out FILE.json]
                                     [--compile-times FILE.json [--jobs N]] [--races]
 
-Compiles kernels of the plan corpus (``tests/plan_cases/corpus.py``) for sm_90 with the
+Run from the checkout's root (the plan corpus is imported from ``tests/plan/cases/``).
+
+Compiles kernels of the plan corpus (``tests/plan/cases/corpus.py``) for sm_90 with the
 installed Triton (no GPU needed, a fresh compile cache each time) and times, per kernel:
 the compile (``triton.compile``), the validation of its compiled texts (liveness, the plan proof
 and the lowering check), and ``check_compiled`` end to end (which also starts the release's
@@ -13,7 +15,7 @@ interpreter to recover the plan). Prints the times (best of N), the ratios to th
 the size of the texts judged, then the distribution of the ratios (median, p90, p99, max).
 
 ``--cache DIR`` takes the kernels of a Triton cache instead (the real-world corpus's packed
-caches, unpacked: ``tests/plan_cases/realworld/h200/*.tar.xz``), where the Python source is
+caches, unpacked: ``tests/plan/cases/realworld/h200/*.tar.xz``), where the Python source is
 not at hand: per kernel, the compile from its TTGIR on (``triton.compile`` of the ``.ttgir``:
 LLVM IR, PTX and ptxas for sm_90; the frontend and the TTIR and TTGIR passes are left out, so
 the compile is undercounted and the ratio overstated) against the plan of the kernel as
@@ -31,8 +33,8 @@ the same validation and every pair of shared accesses judged), apart, with its v
 prints that distribution too.
 
 ``--scaling`` times the validator on generated modules of growing size: the plan proof on TTGIR
-of n allocations in n blocks (``tests/plan_cases/scaling.py``), the lowering check on LLVM IR
-of n nested pipelined loops (``tests/plan_cases/soundness/llir/make_scaling.py``); a part whose
+of n allocations in n blocks (``tools/plan/scaling.py``), the lowering check on LLVM IR
+of n nested pipelined loops (``tools/plan/soundness/llir/make_scaling.py``); a part whose
 generator is absent is skipped with a message. Per size it prints the seconds and the seconds
 per unit of n, and the ratio of the largest size's per-unit time to the smallest's (about 1:
 linear; about 8 over 8x the size: quadratic); ``--no-compile`` leaves the compile table out.
@@ -55,8 +57,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ROOT / "tests" / "plan_cases"
-sys.path.insert(0, str(CASES))
+TOOLS = ROOT / "tools"
 TTGIR_SIZES = (250, 500, 1000, 2000)
 LLIR_SIZES = (4, 8, 16, 32, 64)
 CACHE: list[str] = []  # the temporary directory the compile caches go under
@@ -86,11 +87,10 @@ def compile_table(names: list[str], repeat: int,
                   races: bool = False) -> list[dict[str, Any]] | None:  # fmt: skip
     """The compile-vs-plan table; None (after a message) when a name is unknown. ``races``:
     also the validation with the race check (``plan --races``), timed apart."""
-    import corpus
-    import kernels as call_kernels
-
     from alias_spec.plan.api import check_compiled, check_texts
     from alias_spec.plan.runner import allocate
+    from tests.plan.cases import corpus
+    from tests.plan.cases import kernels as call_kernels
 
     known = {k.name: k for k in corpus.kernels()}
     for name, (fn, sig) in call_kernels.KERNELS.items():
@@ -309,7 +309,7 @@ def _load(path: Path, name: str) -> Any:
 
 
 def _time_ttgir(sizes: Iterable[int], repeat: int) -> Iterable[dict[str, Any]]:
-    gen = _load(CASES / "scaling.py", "scaling_allocs")
+    gen = _load(TOOLS / "plan" / "scaling.py", "scaling_allocs")
     if gen is None:
         return
     from alias_spec.plan.plan import check_plan
@@ -325,7 +325,7 @@ def _time_ttgir(sizes: Iterable[int], repeat: int) -> Iterable[dict[str, Any]]:
 
 
 def _time_llir(sizes: Iterable[int], repeat: int) -> Iterable[dict[str, Any]]:
-    gen = _load(CASES / "soundness" / "llir" / "make_scaling.py", "scaling")
+    gen = _load(TOOLS / "plan" / "soundness" / "llir" / "make_scaling.py", "scaling")
     if gen is None:
         return
     best: dict[int, dict[str, Any]] = {}
@@ -435,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_compile:
             names = args.names or DEFAULT
             if args.all:
-                import corpus
+                from tests.plan.cases import corpus
 
                 names = [k.name for k in corpus.kernels()]
             rows = compile_table(names, args.repeat, args.races)

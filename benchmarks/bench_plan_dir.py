@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "tests" / "plan_cases" / "realworld" / "h200"
+CORPUS = ROOT / "tests" / "plan" / "cases" / "realworld" / "h200"
 
 
 def _run(directory: Path, extra: list[str]) -> dict[str, Any]:

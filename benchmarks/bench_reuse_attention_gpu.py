@@ -1,6 +1,6 @@
 """Attention with the output tile over Q and the K/V ring, measured on a GPU in one run.
 
-    python benchmarks/bench_reuse_attention_gpu.py [--out FILE.json] [--passes N]
+    python -m benchmarks.bench_reuse_attention_gpu [--out FILE.json] [--passes N]
 
 ``reuse_attention.py``'s flash-attention forward (bf16, non-causal, one warpgroup per 128 query
 rows) in its three modes (planned alias, four allocations up front, O allocated late) for every
@@ -13,15 +13,10 @@ from __future__ import annotations
 
 import math
 import statistics
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_reuse_gpu  # noqa: E402
-import reuse_attention as ra  # noqa: E402
-import scratch  # noqa: E402
+from benchmarks import bench_reuse_gpu, scratch
+from benchmarks import reuse_attention as ra
 
 HEADS = 32
 SEQS = (1024, 4096, 8192)

@@ -1,7 +1,7 @@
 """What aliasing the epilogue tile onto the mainloop ring costs in code, read from the compiled
 kernel (SASS, and PTX as a second view), without a GPU.
 
-    python benchmarks/bench_reuse_code.py [--out FILE.json] [--stages 2 3 4]
+    python -m benchmarks.bench_reuse_code [--out FILE.json] [--stages 2 3 4]
 
 For every pipeline depth and every way of getting shared memory (``reuse_matmul``: planned
 alias, three allocations up front, C allocated late), the kernel is compiled for sm_90 on the
@@ -25,12 +25,9 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import scratch  # noqa: E402
+from benchmarks import scratch
 
 DEFAULT_STAGES = (2, 3, 4)
 ADDRESS = "address arithmetic / constant materialisation"
@@ -204,14 +201,14 @@ def registers(cubin: bytes, tool: tuple[str, str]) -> int | None:
 
 def modes() -> tuple[str, ...]:
     """The payoff kernel's modes (imported late: the opcode functions need no Triton)."""
-    import reuse_matmul as rm
+    from benchmarks import reuse_matmul as rm
 
     return rm.MODES
 
 
 def measure(stages: int, mode: str, tool: tuple[str, str]) -> dict[str, Any]:
     """One kernel compiled on the CPU for sm_90, reduced to its opcode counts."""
-    import reuse_matmul as rm
+    from benchmarks import reuse_matmul as rm
 
     kernel = rm.compile_cpu(stages, mode)
     sass = sass_opcodes(disassemble(kernel.asm["cubin"], tool))

@@ -1,6 +1,6 @@
 """What aliasing the epilogue tile onto the mainloop ring buys, measured on a GPU in one run.
 
-    python benchmarks/bench_reuse_gpu.py [--out FILE.json] [--quick]
+    python -m benchmarks.bench_reuse_gpu [--out FILE.json] [--quick]
 
 For every pipeline depth that fits and every way of getting shared memory (``reuse_matmul``:
 planned alias, three allocations up front, C allocated late), over a sweep of shapes: the
@@ -17,14 +17,10 @@ import datetime
 import json
 import platform
 import statistics
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import reuse_matmul as rm  # noqa: E402
-import scratch  # noqa: E402
+from benchmarks import reuse_matmul as rm
+from benchmarks import scratch
 
 SHAPES = ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024),
           (16384, 16384, 4096))  # fmt: skip

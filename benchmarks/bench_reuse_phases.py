@@ -1,6 +1,6 @@
 """How the reuse planner's time grows with the phases of a declaration, measured in one run.
 
-    python benchmarks/bench_reuse_phases.py [--out FILE.json] [--repeat N]
+    python -m benchmarks.bench_reuse_phases [--out FILE.json] [--repeat N]
 
 4 buffers over 2,000 to 20,000 phases (issue 18: 25 s at 20,000, quadratic), each buffer in
 use in every other phase (a and c in the even ones, b and d in the odd ones): declaring the
@@ -18,14 +18,11 @@ import os
 import platform
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import scratch  # noqa: E402
-
-from alias_spec.model import reuse  # noqa: E402
-from alias_spec.semantics.reuse import plan  # noqa: E402
+from alias_spec.model import reuse
+from alias_spec.semantics.reuse import plan
+from benchmarks import scratch
 
 PHASES = (2_000, 5_000, 10_000, 20_000, reuse.MAX_PHASES)
 NAMES = "abcd"

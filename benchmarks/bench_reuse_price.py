@@ -1,6 +1,6 @@
 """What the reuse planner costs and what it saves, measured on the CPU in one run.
 
-    python benchmarks/bench_reuse_price.py [--out FILE.json] [--repeat N]
+    python -m benchmarks.bench_reuse_price [--out FILE.json] [--repeat N]
 
 1. Planning time for 2 to 64 buffers (lifetimes over 8 phases, each buffer live in 1 to 3
    consecutive phases, NVMMA-swizzled or not), with the footprint found, the lower bound and
@@ -19,18 +19,14 @@ import argparse
 import datetime
 import os
 import random
-import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import scratch  # noqa: E402
-
-from alias_spec.model import reuse  # noqa: E402
-from alias_spec.model.reuse import Group  # noqa: E402
-from alias_spec.semantics.reuse import first_fit, plan  # noqa: E402
+from alias_spec.model import reuse
+from alias_spec.model.reuse import Group
+from alias_spec.semantics.reuse import first_fit, plan
+from benchmarks import scratch
 
 SIZES = (2, 4, 8, 16, 32, 64)
 
@@ -128,11 +124,10 @@ def against_greedy() -> list[dict[str, Any]]:
 
 def compile_share(repeat: int) -> dict[str, Any]:
     """Compile the payoff kernel with the checks and the planner timed from inside."""
-    import reuse_matmul as rm
-
     from alias_spec.frontend.tle import fixes
     from alias_spec.frontend.tle import reuse as frontend_reuse
     from alias_spec.generated import alias_checks
+    from benchmarks import reuse_matmul as rm
 
     spent = {"checks": 0.0, "planner": 0.0, "calls": 0}
     check, plan_fn = alias_checks.check, frontend_reuse.placement.__wrapped__

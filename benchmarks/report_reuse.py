@@ -5,7 +5,7 @@
 Reads ``benchmarks/results/reuse_gpu_h200.json`` (``bench_reuse_gpu.py`` on an H200),
 ``reuse_price.json`` (``bench_reuse_price.py``) and ``reuse_code.json``
 (``bench_reuse_code.py``). The page is a function of those files alone, so
-``tests/test_benchmarks_doc.py`` re-renders it and fails when it is stale; the plots
+``tests/benchmarks/test_benchmarks_doc.py`` re-renders it and fails when it is stale; the plots
 (matplotlib PNGs under ``docs/img/``) are drawn only when writing.
 """
 

@@ -15,13 +15,14 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.paths import CASES as CASE_DIR
+from tests.paths import ROOT
 
 # Triton's compile cache keys a kernel by its jit sources, not by the frontend's builtins
 # (tle.gpu.alloc and the lowering), so a cached compile could hide a change to them: every
 # test session compiles into a cache of its own.
 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="tle-alias-triton-cache-")
-CASES = sorted((ROOT / "tests" / "cases").glob("*.json"))
+CASES = sorted(CASE_DIR.glob("*.json"))
 
 
 # The fast tier runs each property test on this share of its examples (at least FAST_MIN).
@@ -38,16 +39,16 @@ FAST_WHOLE = {"tests/test_fast_tier.py", "tests/compat/lint/test_lint_compat.py"
 # Run by the full tier only: seconds each, and what they check has a cheaper test in the fast
 # tier (the docs pages' text in test_docs.py, the C++ engine in test_fast_tier.py).
 FULL_ONLY = (
-    "tests/test_docs_site.py::",  # builds the site, opens every page in Chromium
+    "tests/docgen/test_docs_site.py::",  # builds the site, opens every page in Chromium
     "tests/test_cli_usability.py::test_stopping_docs_serve_stops_mkdocs",
-    "tests/test_mutation.py::test_every_comparison_flipped_is_caught_in_cpp",
-    "tests/test_plan_hook.py::test_pytest_plugin",
-    "tests/test_plan_hook.py::test_installed_plugin_needs_no_dash_p",
-    "tests/test_request_diff.py::test_corpus_dev",
-    "tests/test_triton_profiles.py::test_theorems_as_declared",
+    "tests/difftest/test_mutation.py::test_every_comparison_flipped_is_caught_in_cpp",
+    "tests/plan/test_plan_hook.py::test_pytest_plugin",
+    "tests/plan/test_plan_hook.py::test_installed_plugin_needs_no_dash_p",
+    "tests/difftest/test_request_diff.py::test_corpus_dev",
+    "tests/semantics/test_triton_profiles.py::test_theorems_as_declared",
     # Seconds each; the fast tier judges the plan soundness cases, whose mutants these are.
-    "tests/test_plan_corpus.py::test_mutation_score_is_100_percent",
-    "tests/test_plan_corpus.py::test_cut_mutant_needs_liveness_through_views",
+    "tests/plan/test_plan_corpus.py::test_mutation_score_is_100_percent",
+    "tests/plan/test_plan_corpus.py::test_cut_mutant_needs_liveness_through_views",
 )
 
 
@@ -107,7 +108,7 @@ def repo_root() -> Path:
 # The docs site's browser tests skip without Chromium or mkdocs-material (skip reasons naming
 # either): the run says so last, each time, with what to install, so that a run without them
 # is never taken for one that rendered the pages.
-BROWSER_TESTS = "tests/test_docs_site.py"
+BROWSER_TESTS = "tests/docgen/test_docs_site.py"
 BROWSER_NEEDS = ("chromium", "mkdocs-material")
 
 

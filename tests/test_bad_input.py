@@ -33,8 +33,8 @@ from alias_spec.model.facts import INT64_MAX, OPS
 from alias_spec.model.interp import check_facts
 from alias_spec.model.memdesc import parse_memdesc
 from alias_spec.model.request import parse_request
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 # Generous: every command here ends in a second or two; only a hang reaches it.
 TIMEOUT = 90
 ERROR_LINE = re.compile(r"alias-spec: error: (request\[\d+\]\.)?[^\s:][^:\n]*: [^\n]+\n")

@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from alias_spec.api import DEFAULT_ENGINE
 from alias_spec.api import run as main
 from alias_spec.engines import registry
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.paths import ROOT
 
 
 def run(args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -24,10 +24,10 @@ import pytest
 from alias_spec.api import DEFAULT_ENGINE, build_parser
 from alias_spec.api import run as main
 from alias_spec.model.catalogue import rule
+from tests.paths import BOUNDARY, GPU_CORPUS, LINT_CASES, ROOT
+from tests.paths import CASES as CASE_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
-CASES = sorted((ROOT / "tests" / "cases").glob("*.json"))
-BOUNDARY = ROOT / "tests" / "corpus" / "boundary.jsonl"
+CASES = sorted(CASE_DIR.glob("*.json"))
 
 SMALL = {"source": {"shape": [64], "dtype": "i8"}, "result": {"shape": [4], "dtype": "i8"}}
 
@@ -132,7 +132,7 @@ def test_bad_arguments_to_a_tool_are_one_error_line_and_status_2(tmp_path: Path)
         with pytest.raises(SystemExit) as stop:
             cli(args)
         assert stop.value.code == 2, args
-    corpus = str(ROOT / "tests" / "gpu" / "corpus.json")
+    corpus = str(GPU_CORPUS)
     for args, line in (
         (["dev", "lowering-check", "--corpus", corpus, "--limit", "0"],
          "--limit must be a positive integer"),
@@ -425,7 +425,7 @@ def test_check_and_lint_word_errors_alike(tmp_path: Path) -> None:
     not_json.write_text("{")
     empty = tmp_path / "empty.json"
     empty.write_text("  \n")
-    not_mlir = ROOT / "tests" / "lint_cases" / "not_mlir.txt"
+    not_mlir = LINT_CASES / "not_mlir.txt"
     for cmd in ("check", "lint"):
         code, _, err = cli([cmd, str(missing)])
         assert code == 2 and err.startswith(f"alias-spec: error: {missing}: cannot read: ")
@@ -471,7 +471,7 @@ def test_check_shows_values_as_a_triton_user_reads_them() -> None:
 
 
 def test_lint_shows_readable_values_and_checks_fixes() -> None:
-    code, out, _ = cli(["lint", "tests/lint_cases/index_overflow.ttgir"])
+    code, out, _ = cli(["lint", "tests/lint/cases/index_overflow.ttgir"])
     assert code == 1 and not INTERNAL.search(out), out
     assert "offset 4096 B, result 2048 B, source view 4096 B" in out
     # The fix check gives for the same view (an index, not a generic hint).
@@ -484,14 +484,14 @@ def test_lint_shows_readable_values_and_checks_fixes() -> None:
     code, out, _ = cli(["check", "-", "--json"], json.dumps(view))
     fixes = {v["rule"]: v.get("fix") for v in json.loads(out)["violations"]}
     assert fixes["alias.range.fits"] == {"index": 1}
-    code, out, _ = cli(["lint", "tests/lint_cases/granule_overflow.ttgir"])
+    code, out, _ = cli(["lint", "tests/lint/cases/granule_overflow.ttgir"])
     assert "fix: make the result's leading dim 8" in out
 
 
 def test_lint_fix_for_an_alias_is_checks_offset() -> None:
     from alias_spec.lint.lint import lint_text
 
-    text = (ROOT / "tests" / "lint_cases" / "index_overflow.ttgir").read_text()
+    text = (LINT_CASES / "index_overflow.ttgir").read_text()
     report = lint_text(text, "x", "safe")
     assert report.findings and all(f.fix != rule(f.rule).hint for f in report.findings
                                    if not f.implied_by)  # fmt: skip
@@ -513,7 +513,7 @@ def test_an_overflow_names_its_cause_once() -> None:
     got = {v["rule"]: v for v in json.loads(out)["violations"]}
     assert {"alias.range.fits", "alias.range.physical"} <= set(got)
     assert all("implied_by" not in v for v in got.values())
-    code, out, _ = cli(["lint", "tests/lint_cases/index_overflow.ttgir"])
+    code, out, _ = cli(["lint", "tests/lint/cases/index_overflow.ttgir"])
     assert "also: result byte range must lie within" in out
     assert "implied by alias.range.fits" in out
 

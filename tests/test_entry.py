@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.paths import ROOT
 
 
 @pytest.mark.parametrize("blocked", ["pydantic", "z3"])
@@ -128,7 +127,7 @@ def test_every_extra_named_exists() -> None:
 def test_plan_without_llvmlite_names_the_extra_not_the_file() -> None:
     """The LLVM IR is fine; what is missing is llvmlite: one line naming the plan extra, and
     neither "cannot read" nor the file's name (as if it were at fault)."""
-    case = "tests/plan_cases/call_frame"
+    case = "tests/plan/cases/call_frame"
     code = ("import sys\nsys.modules['llvmlite'] = None\nfrom alias_spec.entry import main\n"
             f"sys.exit(main(['plan', '{case}.alloc.ttgir', '--llir', '{case}.llir']))\n")  # fmt: skip
     run = subprocess.run(

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PLAN_CASE = ROOT / "tests" / "plan_cases" / "call_frame.ttgir"  # no allocation.offset: needs Triton
+from tests.paths import PLAN_CASES, ROOT
+
+PLAN_CASE = PLAN_CASES / "call_frame.ttgir"  # no allocation.offset: needs Triton
 
 
 def _cli(args: list[str], stdin: str = "", **env: str) -> tuple[int, list[str]]:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
+from tests.paths import EXAMPLES, ROOT, child_env
+
 GUIDE = ROOT / "docs" / "guides" / "getting-started.md"
 MISSING = 77  # examples/_requires.py
 NEEDS = re.compile(r"examples/[\w.-]+\.py: needs \S.*")
@@ -131,13 +131,12 @@ def test_a_missing_module_is_one_line(tmp_path: Path) -> None:
     """The helper's message when a module is absent (here: one that cannot exist)."""
     script = tmp_path / "needs_nothing_real.py"
     script.write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(EXAMPLES)!r})\n"
         "from _requires import require\n"
         "require(__file__, ('no_such_module_for_this_test',), gpu=True)\n"
         "print('ran')\n"
     )
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                       env=child_env(EXAMPLES))  # fmt: skip
     assert r.returncode == MISSING and r.stdout == ""
     assert r.stderr == (
         "examples/needs_nothing_real.py: needs no_such_module_for_this_test and a CUDA GPU "
@@ -154,9 +153,9 @@ def test_cpu_path_names_the_plan_extra_when_a_module_is_missing(
     if _triton() is None or _gpu():
         pytest.skip("the path without a GPU runs only with Triton and without a GPU")
     script = EXAMPLES / "flagtree_alias.py"
-    code = (f"import runpy, sys\nsys.modules[{hidden!r}] = None\nsys.path.insert(0, {str(EXAMPLES)!r})\n"
+    code = (f"import runpy, sys\nsys.modules[{hidden!r}] = None\n"
             f"sys.argv = [{str(script)!r}]\nrunpy.run_path({str(script)!r}, run_name='__main__')\n")  # fmt: skip
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=600)  # fmt: skip
+                       timeout=600, env=child_env(EXAMPLES))  # fmt: skip
     assert r.returncode == MISSING and r.stdout == "", r.stderr[-3000:]
     assert r.stderr == f"examples/flagtree_alias.py: needs {hidden} (pip install -e '.[plan]')\n"

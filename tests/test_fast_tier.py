@@ -15,7 +15,6 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -27,9 +26,9 @@ from alias_spec.model.catalogue import PROFILES, RULES, compiled, rules_for
 from alias_spec.model.facts import CONSTANTS, Facts
 from alias_spec.model.interp import check_facts as interp_check
 from alias_spec.model.request import parse_request
+from tests.paths import BOUNDARY, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "corpus" / "boundary.jsonl"
+CORPUS = BOUNDARY
 ALIAS_PROFILES = ("flagtree", "safe")
 TRITON_PROFILES = sorted(p for p in PROFILES if p.startswith("triton-"))
 
@@ -51,7 +50,7 @@ def _guard_applies(rule_id: str, facts: Facts) -> bool:
 @cache
 def _corpus() -> tuple[tuple[str, Facts, dict[str, list[str]]], ...]:
     """The boundary corpus's cases in the C++ engine's domain (int64 facts; z3 and the
-    interpreter judge the three beyond it in tests/test_boundary.py)."""
+    interpreter judge the three beyond it in tests/semantics/test_boundary.py)."""
     out = []
     for line in CORPUS.read_text().splitlines():
         if line.strip():
@@ -164,11 +163,11 @@ def test_every_engine_judges_every_probe(engine: str) -> None:
 ENTRY_POINTS = {
     "check": "tests/test_cli.py::test_example_is_valid",
     "check --engine (all four)": "tests/test_cli.py::test_engines_agree_on_example",
-    "lint": "tests/test_lint.py::test_exit_codes_and_formats",
-    "plan": "tests/test_plan.py::test_cli_exit_codes",
-    "frontend (CPU)": "tests/test_frontend_cpu.py::test_corpus_sample_compiles_through_the_frontend",
-    "gen --check": "tests/test_gen.py::test_check_passes_on_the_tree",
-    "boundary corpus, all engines": "tests/test_boundary.py::test_snapshot_replays",
+    "lint": "tests/lint/test_lint.py::test_exit_codes_and_formats",
+    "plan": "tests/plan/test_plan.py::test_cli_exit_codes",
+    "frontend (CPU)": "tests/frontend/test_frontend_cpu.py::test_corpus_sample_compiles_through_the_frontend",
+    "gen --check": "tests/backends/test_gen.py::test_check_passes_on_the_tree",
+    "boundary corpus, all engines": "tests/semantics/test_boundary.py::test_snapshot_replays",
 }
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "alias_spec"
+from tests.paths import PACKAGE, ROOT
+
 LAYERS = (
     "model",
     "semantics",

@@ -15,7 +15,7 @@ each ``(check-sat)``:
   splits it; a finding's negation is satisfiable (sat); an existence claim is satisfiable.
 
 The expectations come from the spec (a theorem's declared outcome), not from running a solver;
-``tests/test_solver_files.py`` runs both solvers' programs over the files.
+``tests/semantics/test_solver_files.py`` runs both solvers' programs over the files.
 """
 
 from __future__ import annotations

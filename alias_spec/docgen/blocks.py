@@ -1,6 +1,6 @@
 """What every generated page shares: the header, the baseline request, request blocks with
 their machine-checked verdicts (``<!-- example: request P=verdict ... -->``, re-run by
-tests/test_docs.py) and a view request's one-op MLIR module (``<!-- example: mlir ... -->``,
+tests/docgen/test_docs.py) and a view request's one-op MLIR module (``<!-- example: mlir ... -->``,
 checked through ``alias-spec lint``)."""
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def note(v: Mapping[str, list[str]]) -> str:
 
 def view_block(req: dict[str, Any], title: str = "", rules_dir: str = "") -> str:
     """A real request block; for a view op also its one-op MLIR module, whose stock Triton
-    verdicts (the request's) tests/test_docs.py checks through `alias-spec lint`. The other
+    verdicts (the request's) tests/docgen/test_docs.py checks through `alias-spec lint`. The other
     profiles' physical rules need the source's place in its allocation, which the module's
     function argument does not give, so lint does not judge them all there."""
     facts = parse_request(req).facts

@@ -332,7 +332,8 @@ SCREENSHOTS = {
 
 def take_screenshots(site: Path, out_dir: Path, profile_dir: Path) -> list[Path]:
     """A screenshot of each kind of page of a built site. The committed ones in
-    docs/screenshots/ are rewritten by ``UPDATE_SCREENSHOTS=1 pytest tests/test_docs_site.py``."""
+    docs/screenshots/ are rewritten by
+    ``UPDATE_SCREENSHOTS=1 pytest tests/docgen/test_docs_site.py``."""
     binary = chromium()
     if binary is None:
         raise RuntimeError("chromium is not installed (apt-get install chromium)")

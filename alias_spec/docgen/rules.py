@@ -133,7 +133,8 @@ def _examples_section(r: Rule, examples: Examples) -> list[str]:
         out[-1] += "are z3's facts, not requests."
         out += [""]
     out += ["Found by z3, starting from a 64-element fp32 source aliased by 16 elements at byte "]
-    out[-1] += "64 and moving only the facts it must. Each is checked by `tests/test_docs.py`."
+    out[-1] += "64 and moving only the facts it must. Each is checked by "
+    out[-1] += "`tests/docgen/test_docs.py`."
     out += ["", f"### A failing request ({p})", ""]
     if alone:
         out += [f"It violates `{r.id}` and no other `{p}` rule (the rule's witness for the "]
@@ -162,7 +163,8 @@ def _view_examples_section(r: Rule, ex: view_examples.Example) -> list[str]:
     out[-1] += "and one `tle.memdesc_alias`) and what one or two edits make of them (a dim, the "
     out[-1] += "element type, the layout, mutability, the alloc shape, the memory space, an "
     out[-1] += "offset, the index, the op); the least in a fixed order is shown. Each is checked "
-    out[-1] += "by `tests/test_docs.py`, the JSON through the engines of `alias-spec check` and "
+    out[-1] += "by `tests/docgen/test_docs.py`, the JSON through the engines of `alias-spec check` "
+    out[-1] += "and "
     out[-1] += "the module through `alias-spec lint`."
     out += ["", f"### A failing request ({p})", ""]
     if ex.alone:

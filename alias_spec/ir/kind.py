@@ -11,7 +11,7 @@ The allocator ``plan`` runs is the one of ``--python``'s Triton (this interprete
 default), and a dump from another release may not read the same there (``ttg.barrier`` is
 unknown to 3.6) or may read and be planned differently. ``release_markers`` collects the ops,
 types and attributes that only some releases write, measured on the kernels of
-``tests/plan_cases/corpus/`` compiled by 3.6.0, 3.7.1, 3.8.0 and 3.9.0, each parsed by every
+``tests/plan/cases/corpus/`` compiled by 3.6.0, 3.7.1, 3.8.0 and 3.9.0, each parsed by every
 other release; ``release_warning`` says when they rule out the release that allocates.
 """
 

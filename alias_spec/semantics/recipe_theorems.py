@@ -19,8 +19,8 @@ frontend lowers with a recipe on a release, these theorems say:
 
 Each emitted op is described by the spec's own facts, built from the alias request's facts the
 way the request parser would build them for the op's memdesc types (``_type_of`` /
-``_view``); ``tests/test_triton_profiles.py`` checks that construction against the parser on
-concrete lowerings.
+``_view``); ``tests/semantics/test_triton_profiles.py`` checks that construction against the
+parser on concrete lowerings.
 """
 
 from __future__ import annotations

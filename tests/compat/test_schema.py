@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,8 +15,8 @@ from alias_spec.model import request as reader
 from alias_spec.model.errors import RequestError
 from alias_spec.model.layouts import JSON_DEFAULTS, RENAMED
 from alias_spec.model.schema import SCHEMA_JSON, request_schema, schema_text
+from tests.paths import CASES, COMPAT, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^ *```json[^\n]*\n(.*?)^ *```$", re.S | re.M)
 VALIDATOR = jsonschema.Draft202012Validator(request_schema())
 
@@ -69,9 +68,9 @@ def test_every_documented_request_validates(data: Any) -> None:
 
 
 def test_every_case_and_compat_request_validates() -> None:
-    cases = sorted((ROOT / "tests" / "cases").glob("*.json"))
+    cases = sorted(CASES.glob("*.json"))
     requests = [json.loads(p.read_text())["request"] for p in cases]
-    compat = json.loads((ROOT / "tests" / "compat" / "requests.json").read_text())["requests"]
+    compat = json.loads((COMPAT / "requests.json").read_text())["requests"]
     requests += [e["request"] for e in compat if "request" in e]
     assert len(requests) > 60
     bad = [r for r in requests if not VALIDATOR.is_valid(r)]

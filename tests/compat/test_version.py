@@ -4,11 +4,9 @@ release agree, and the changelog keeps an ``[Unreleased]`` section above it."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import alias_spec
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
 
 
 def _pyproject_version() -> str:

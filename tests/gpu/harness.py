@@ -17,8 +17,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-CORPUS = HERE / "corpus.json"
+from tests.paths import GPU_CORPUS
+
+CORPUS = GPU_CORPUS
 
 
 def load_corpus(path: Path = CORPUS) -> list[dict[str, Any]]:
@@ -40,8 +41,9 @@ def _position_fill(nbytes: int) -> list[int]:
 
 
 def run_case(case: dict[str, Any], device: str = "cuda") -> dict[str, Any]:
-    import corpus_kernel as ck
     import torch
+
+    from tests.gpu import corpus_kernel as ck
 
     result: dict[str, Any] = {"id": case["id"], "recipes": case.get("recipes", [])}
     nbytes = case["expect"]["alloc_bytes"]
@@ -100,11 +102,8 @@ def run_case(case: dict[str, Any], device: str = "cuda") -> dict[str, Any]:
 
 
 def _run_chunk(payload: tuple[list[dict[str, Any]], str]) -> list[dict[str, Any]]:
-    """Run cases until one breaks the CUDA context; the rest come back marked for a retry."""
-    import sys
-
-    sys.path.insert(0, str(HERE))
-    sys.path.insert(0, str(HERE.parent.parent))
+    """Run cases until one breaks the CUDA context; the rest come back marked for a retry.
+    A spawned worker imports this module by name: it starts with its parent's sys.path."""
     cases, device = payload
     out: list[dict[str, Any]] = []
     for k, case in enumerate(cases):

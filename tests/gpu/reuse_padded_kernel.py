@@ -1,9 +1,11 @@
 """Two 64x64 f16 buffers of a padded shared layout, in use together, each filled and read back.
 
-    python tests/gpu/reuse_padded_kernel.py                 # on a CUDA GPU: prints one JSON line
-    python tests/gpu/reuse_padded_kernel.py --seeded        # also the old logical-size placement
-    python tests/gpu/reuse_padded_kernel.py --compile-only  # no GPU: compile both for sm_90
-    python tests/gpu/reuse_padded_kernel.py --out F         # also write the JSON to F
+    python -m tests.gpu.reuse_padded_kernel                 # on a CUDA GPU: prints one JSON line
+    python -m tests.gpu.reuse_padded_kernel --seeded        # also the old logical-size placement
+    python -m tests.gpu.reuse_padded_kernel --compile-only  # no GPU: compile both for sm_90
+    python -m tests.gpu.reuse_padded_kernel --out F         # also write the JSON to F
+
+(from the checkout's root, whose alias_spec it imports).
 
 ``planned``: the reuse planner places both (``tle.gpu.alloc_reuse``) by their physical
 footprint, the 9,200 bytes Triton reserves for a 64x64 f16 buffer padded 8 elements after
@@ -35,12 +37,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout's alias_spec
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
-from triton.experimental import gluon  # noqa: E402
-from triton.experimental.gluon import language as gl  # noqa: E402
-
-from alias_spec.frontend import tle  # noqa: E402
+from alias_spec.frontend import tle
 
 M: gl.constexpr = gl.constexpr(64)
 N: gl.constexpr = gl.constexpr(64)

@@ -2,14 +2,13 @@
 pattern and the alias.base.aligned experiment. Skipped without torch or CUDA.
 
 Set TLE_GPU_OUT to a folder to keep every result as JSON (docs/gpu-report.md is generated
-from those files by tests/gpu/report.py).
+from those files by tools/gpu/report.py).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,14 +18,12 @@ pytest.importorskip("triton")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "examples")]
-
+# The examples are on the tests' path (pyproject.toml).
 import alias_base_aligned  # noqa: E402
 import flagtree_alias  # noqa: E402
-import harness  # noqa: E402
 import smem_flush  # noqa: E402
+
+from tests.gpu import harness  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 

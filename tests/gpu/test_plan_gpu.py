@@ -1,10 +1,10 @@
 """GPU test (marker ``gpu``) of what ``alias-spec plan`` claims about the call-frame kernels.
 
-``tests/plan_cases/kernels.py`` holds three Gluon kernels that fill a 4 KiB shared buffer, call
+``tests/plan/cases/kernels.py`` holds three Gluon kernels that fill a 4 KiB shared buffer, call
 a function whose body needs scratch, then read the buffer back. The validator flags
 ``call_frame`` (the callee is not inlined and, up to Triton 3.8, addresses its scratch from the
 shared base instead of its frame) and proves ``call_frame_dead`` (the buffer is read back before
-the call) and ``call_inlined`` (the callee is inlined) clean; ``tests/test_plan_api.py`` asserts
+the call) and ``call_inlined`` (the callee is inlined) clean; ``tests/plan/test_plan_api.py`` asserts
 those verdicts on the CPU. Here the kernels run: the flagged one must corrupt its buffer, the
 clean ones must return it byte-exact.
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +26,7 @@ triton = pytest.importorskip("triton")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plan_cases"))
-import kernels  # noqa: E402
+from tests.plan.cases import kernels  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 RESULTS: dict[str, Any] = {}

@@ -1,11 +1,11 @@
-"""What the ground-truth kernels of ``tests/plan_cases/ground_truth.py`` do on a GPU.
+"""What the ground-truth kernels of ``tests/plan/cases/ground_truth.py`` do on a GPU.
 
 Two parts. On a CUDA GPU (marker ``gpu``; skipped without one), each kernel is launched by
-``ground_truth_gpu.py`` and must show what its case says: wrong values where Triton's code
+``tools/plan/ground_truth_gpu.py`` and must show what its case says: wrong values where Triton's code
 corrupts a buffer (the wrong-clean classes), none where it is correct (the false-alarm classes
 and the control). On any machine, the committed result of that script, measured on an H200
-(``tests/plan_cases/gpu_ground_truth_h200.json``), must say the same of every case: skipped
-while the file does not exist. The verdicts themselves are ``tests/test_plan_ground_truth.py``.
+(``tests/plan/cases/gpu_ground_truth_h200.json``), must say the same of every case: skipped
+while the file does not exist. The verdicts themselves are ``tests/plan/test_plan_ground_truth.py``.
 
 Needs only Triton and torch for the GPU part (no solver, no validator).
 """
@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-CASES_DIR = Path(__file__).resolve().parent.parent / "plan_cases"
-sys.path.insert(0, str(CASES_DIR))
-COMMITTED = CASES_DIR / "gpu_ground_truth_h200.json"
+from tests.paths import PLAN_CASES
+
+COMMITTED = PLAN_CASES / "gpu_ground_truth_h200.json"
 HAS_TRITON = importlib.util.find_spec("triton") is not None
 
 
 def _cases() -> dict[str, Any]:
-    import ground_truth
+    from tests.plan.cases import ground_truth
 
     return ground_truth.CASES
 
@@ -65,7 +63,7 @@ def _check(name: str, rec: dict[str, Any]) -> None:
 @pytest.mark.skipif(_gpu_torch() is None, reason="needs a CUDA GPU, torch and triton")
 @pytest.mark.parametrize("name", _names())
 def test_gpu_ground_truth(name: str) -> None:
-    import ground_truth_gpu
+    from tools.plan import ground_truth_gpu
 
     _check(name, ground_truth_gpu.run_case(_gpu_torch(), name))
 

@@ -9,8 +9,6 @@ Needs torch, Triton and z3 (the planner runs when the kernel compiles).
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +18,7 @@ pytest.importorskip("z3")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import reuse_attention as ra  # noqa: E402
+from benchmarks import reuse_attention as ra  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 

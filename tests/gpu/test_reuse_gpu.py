@@ -7,9 +7,6 @@ Needs torch, Triton and z3 (the planner runs when the kernel compiles).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -18,8 +15,7 @@ pytest.importorskip("z3")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import reuse_matmul as rm  # noqa: E402
+from benchmarks import reuse_matmul as rm  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 

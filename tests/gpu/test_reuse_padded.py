@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,8 +20,7 @@ pytest.importorskip("triton")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import reuse_padded_kernel as rpk  # noqa: E402
+from tests.gpu import reuse_padded_kernel as rpk  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 

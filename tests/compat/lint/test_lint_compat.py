@@ -3,8 +3,8 @@ entry point ``alias_spec.api.run(["lint", ...])``: two ops on one line, a ``tle.
 attribute before the real ``offset_bytes``, a view not judged (exit 3, as ``check``), a quoted
 attribute name, a region written on one line.
 
-Each file states its result inside, in the ``// EXPECT:`` lines of tests/lint_cases
-(``tests/test_lint_expect.py`` describes them: the findings and notices per profile, by rule
+Each file states its result inside, in the ``// EXPECT:`` lines of tests/lint/cases
+(``tests/lint/test_lint_expect.py`` describes them: the findings and notices per profile, by rule
 and line), plus, per profile, the exit status and the number of views judged:
 
     // EXPECT-STATUS: PROFILES: exit=N views=K
@@ -21,9 +21,10 @@ import pytest
 
 from alias_spec.api import run
 from alias_spec.model.catalogue import PROFILES
-from tests.test_lint_expect import Item, parse_expect
+from tests.lint.test_lint_expect import Item, parse_expect
+from tests.paths import COMPAT
 
-HERE = Path(__file__).resolve().parent
+HERE = COMPAT / "lint"
 FILES = sorted([*HERE.glob("*.mlir"), *HERE.glob("*.ttgir")])
 _STATUS = re.compile(r"^//\s*EXPECT-STATUS:\s*(?P<profiles>[^:]+):\s*exit=(\d)\s+views=(\d+)\s*$")
 CASES = ("two_ops_one_line", "tle_offset_bytes_first", "not_judged", "quoted_attribute_name",
