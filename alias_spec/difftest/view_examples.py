@@ -123,7 +123,7 @@ def _sw(rank: int) -> Layout:
 
 
 _NV = ("nv", 128, False)
-# Valid under every profile (tests/test_docs.py checks), except the alias request, which
+# Valid under every profile (tests/docgen/test_docs.py checks), except the alias request, which
 # stock Triton rejects as not its op. The NVMMA ones (a row and a column split) put the rules
 # on swizzled rows one edit away.
 SEEDS: tuple[View, ...] = (
