@@ -1,16 +1,19 @@
 """The package is layered: a module imports only from its own layer or the layers above it in
-``LAYERS`` (data flows one way, from the rules down to the command line)."""
+``LAYERS`` (data flows one way, from the rules down to the command line). The tests and the
+tools beside it import each other as packages, never by editing ``sys.path``, and ``tests/``
+holds tests and what they use, no tool of its own."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.paths import PACKAGE, ROOT
+from tests.paths import PACKAGE, ROOT, TESTS, TOOLS
 
 LAYERS = (
     "model",
@@ -263,3 +266,133 @@ def test_the_main_finder_finds_one() -> None:
     assert _runs_as_main('import sys\nif __name__ == "__main__":\n    sys.exit(0)\n')
     assert _runs_as_main("if '__main__' == __name__:\n    pass\n")
     assert not _runs_as_main('name = "__main__"\nif name == __file__:\n    pass\n')
+
+
+# --- tests/ and tools/: packages, not path edits ----------------------------------------------
+
+# ``sys.path`` changed in place: insert, append, extend, a slice or the name assigned.
+_PATH_EDIT = re.compile(
+    r"\bsys\.path\s*(?:\.\s*(?:insert|append|extend)\s*\(|\[[^\]]*:[^\]]*\]\s*=|\+?=(?!=))"
+)
+
+
+def _path_edits(top: Path) -> list[str]:
+    """``file:line`` of every edit of ``sys.path`` in the text files under ``top``."""
+    found = []
+    for path in sorted(p for p in top.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        try:
+            text = path.read_text()
+        except (UnicodeDecodeError, OSError):
+            continue  # compressed corpora, archives
+        for n, line in enumerate(text.splitlines(), 1):
+            if _PATH_EDIT.search(line):
+                found.append(f"{path.relative_to(top.parent).as_posix()}:{n}")
+    return found
+
+
+def test_no_test_or_tool_edits_sys_path() -> None:
+    """Tests, their helpers and the tools import each other as packages (``from tests.plan.cases
+    import kernels``, ``from tools.plan import judge_corpus``; pytest puts the checkout on the
+    path, a tool runs as ``python -m tools...``); a child process gets its path by ``cwd`` or
+    ``PYTHONPATH`` (``tests.paths.child_env``), not by code that edits ``sys.path``."""
+    assert _path_edits(TESTS) + _path_edits(TOOLS) == []
+
+
+def test_the_path_edit_finder_finds_them(tmp_path: Path) -> None:
+    # Spelt with SP for sys.path, so that this file does not match itself.
+    edits = ["SP.insert(0, HERE)", "SP[:0] = [HERE]", "SP.append(HERE)", "SP.extend([HERE])",
+             "SP += [HERE]", "SP = [HERE]"]  # fmt: skip
+    fine = ["del SP[0]", "if SP == []:", "print(SP[0])", "paths = SP[:]"]
+    (tmp_path / "t").mkdir()
+    text = "\n".join(edits + fine).replace("SP", "sys.path")
+    (tmp_path / "t" / "a.py").write_text(text + "\n")
+    assert _path_edits(tmp_path / "t") == [f"t/a.py:{n}" for n in range(1, len(edits) + 1)]
+
+
+ALWAYS = ("conftest.py", "__init__.py", "paths.py")  # besides test_*.py
+
+
+def _module_file(name: str, root: Path) -> Path | None:
+    """The file of module ``name`` under ``root`` (a module or a package), if there is one."""
+    where = root.joinpath(*name.split("."))
+    for path in (where.with_suffix(".py"), where / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+_NAMED = re.compile(r"[\w./-]+\.py\b")
+
+
+def _used_by(path: Path, root: Path) -> tuple[set[Path], set[str]]:
+    """The files of the modules ``path`` imports (``from p import m`` may name module ``p.m``)
+    and the files its code names in strings, docstrings aside (one a test reads or runs: a bare
+    file name, or a path from the checkout's root)."""
+    tree = ast.parse(path.read_text())
+    package = ".".join(path.relative_to(root).parent.parts)
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            names |= {base} | {f"{base}.{a.name}" for a in node.names}
+    files = {f for n in names if (f := _module_file(n, root)) is not None}
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(n)}  # fmt: skip
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+               and isinstance(n.value, str) and id(n) not in docs]  # fmt: skip
+    return files, {m for s in strings for m in _NAMED.findall(s)}
+
+
+def _unused(tests: Path) -> list[str]:
+    """The ``.py`` files under ``tests`` that are neither tests (nor their scaffolding) nor
+    imported by a test, directly or through another module, nor named by a test or by the
+    tests' data (a dump's locations name the kernel file it was compiled from)."""
+    root = tests.parent
+    every = sorted(p for p in tests.rglob("*.py") if "__pycache__" not in p.parts)
+    todo = [p for p in every if p.name.startswith("test_") or p.name in ALWAYS]
+    seen, named = set(todo), set()
+    while todo:
+        files, names = _used_by(todo.pop(), root)
+        named |= names
+        todo += sorted(files - seen)
+        seen |= files
+    for data in (p for p in tests.rglob("*") if p.is_file() and p.suffix in (".ttgir", ".json")):
+        named |= set(_NAMED.findall(data.read_text()))
+    return [rel for p in every if p not in seen and p.name not in named
+            and (rel := p.relative_to(root).as_posix()) not in named]  # fmt: skip
+
+
+def test_tests_hold_no_tool() -> None:
+    """Every Python file under tests/ is a test, a conftest, a package's ``__init__``,
+    ``paths.py``, or a module a test uses (kernels, case builders, the GPU harness; or a file a
+    test reads or runs by name, as the golden renderings). What regenerates the tests' data or
+    runs apart from them (compiling a corpus, capturing on a GPU, judging, reporting) is a tool:
+    it belongs in tools/."""
+    assert _unused(TESTS) == []
+
+
+def test_the_tool_finder_finds_one(tmp_path: Path) -> None:
+    # Module names without their suffix: the finder reads this file's strings too.
+    files = {
+        "__init__": "",
+        "plan/__init__": "",
+        "plan/cases/__init__": "",
+        "plan/test_a": "from tests.plan.cases import kernels\n",
+        "plan/cases/kernels": "from .shared import X\n",
+        "plan/cases/shared": "X = 1\n",
+        "plan/cases/make_dumps": "from . import kernels\n",  # a tool
+        "plan/cases/dumped": "",  # the source a dump names: data
+    }
+    tests = tmp_path / "tests"
+    for name, text in files.items():
+        (tests / name).parent.mkdir(parents=True, exist_ok=True)
+        (tests / name).with_suffix(".py").write_text(text)
+    (tests / "plan" / "cases" / "d.ttgir").write_text(
+        'loc("tests/plan/cases/dumped.PY":3:1)\n'.replace("PY", "py")
+    )
+    assert _unused(tests) == ["tests/plan/cases/make_dumps.py"]
