@@ -67,6 +67,10 @@ DEV_TOOLS: dict[str, tuple[str, str]] = {
         "alias_spec.difftest.campaigns",
         "the differential campaigns (engines, requests, triton) at CI's sample size or --full",
     ),
+    "tiers": (
+        "alias_spec.docgen.tiers",
+        "regenerate README.md's table of test tiers (counts collected, times measured), or --check",
+    ),
 }
 
 

@@ -44,7 +44,6 @@ FULL_ONLY = (
     "tests/difftest/test_mutation.py::test_every_comparison_flipped_is_caught_in_cpp",
     "tests/plan/test_plan_hook.py::test_pytest_plugin",
     "tests/plan/test_plan_hook.py::test_installed_plugin_needs_no_dash_p",
-    "tests/difftest/test_request_diff.py::test_corpus_dev",
     "tests/semantics/test_triton_profiles.py::test_theorems_as_declared",
     # Seconds each; the fast tier judges the plan soundness cases, whose mutants these are.
     "tests/plan/test_plan_corpus.py::test_mutation_score_is_100_percent",

@@ -1,10 +1,12 @@
 """Differential tests: the interpreter, the generated Python, the sanitized C++ header and z3
 judge the same cases and must return the same list of fired rule ids.
 
-Over one million cases per run (every fact tuple of the small-scope sweep, valid-by-
-construction, raw and perturbed random facts, parsed JSON requests, z3 boundary cases); z3 on
-every boundary case and a random sample of over 10,000. About two minutes on two cores (see
-benchmarks/results.md), so that run is in the slow tier; the fast tier runs a hundredth of it.
+The campaign (every fact tuple of the small-scope sweep, valid-by-construction, raw and perturbed
+random facts, parsed JSON requests, z3 boundary cases; z3 on every boundary case and a random
+sample) runs here at a seeded sample size (``alias_spec.difftest.campaigns.SIZES``: about a
+quarter of a million cases in CI, ten thousand in the fast tier); its full size, over one million
+cases, is ``alias-spec dev campaigns engines --full --write``, whose dated result is committed in
+docs/data/campaigns.json.
 A divergence is shrunk, saved under tests/regressions/ and fails the test; every saved one is
 replayed below.
 """
@@ -21,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alias_spec.difftest import (
+    campaigns,
     fuzz,
     outcomes,
     random_cases,
@@ -44,20 +47,9 @@ REGRESSION_FILES = sorted(REGRESSIONS.glob("*.json"))
 
 def _fail_with_repros(rep: fuzz.Report, found_by: str) -> None:
     """Shrink, save and print every divergence; then fail."""
-    if not rep.divergences:
-        return
-    engines = [e for e in rep.compared if e != "construction"]
-    eng = fuzz.Engines(engines)
-    texts = []
-    for d in rep.divergences[:5]:
-        small = shrink.shrink(d.case, eng.diverges, budget=400)
-        outs = eng.outcomes(small)
-        if small.expect is not None:
-            outs["construction"] = small.expect
-        div = outcomes.Divergence(small, outs)
-        path = shrink.save_regression(div, REGRESSIONS, found_by)
-        texts.append(f"{shrink.repro_text(div)}\n  saved to {path}")
-    pytest.fail(f"{len(rep.divergences)} divergences:\n" + "\n".join(texts))
+    texts = campaigns.repros(rep, REGRESSIONS, found_by)
+    if texts:
+        pytest.fail(f"{len(rep.divergences)} divergences:\n" + "\n".join(texts))
 
 
 # --- boundary cases ------------------------------------------------------------------------------
@@ -110,55 +102,20 @@ def test_boundary_cases_all_engines_and_the_z3_solver(step: int) -> None:
     _fail_with_repros(rep, "tests/difftest/test_differential.py (boundary cases)")
 
 
-# --- one million cases ---------------------------------------------------------------------------
-
-
-def _campaign(scale: int, min_total: int, min_z3: int, found_by: str) -> None:
-    """Every case source through every engine: the boundary cases, 110 valid-by-construction,
-    120 random and 20 parsed-request cases per ``scale`` thousand, every ``1000 // scale``-th
-    sweep tuple; z3 on every boundary case and about 14 per ``scale`` thousand of the rest."""
-    rng = random.Random(20251129)
-    sweep = Sweep()
-    boundary = z3_boundary.boundary_cases()
-    stats: Counter = Counter()
-    n_valid, n_random, n_request = 110 * scale, 120 * scale, 20 * scale
-    picked = range(0, len(sweep), 1000 // scale)
-    total = len(boundary) + n_valid + n_random + n_request + len(picked)
-    pick = random.Random(7)
-    z3_rate = 14 * scale / total
-
-    def z3_pick(_: int, c: outcomes.Case) -> bool:
-        return c.source == "boundary" or pick.random() < z3_rate
-
-    def cases():
-        yield from boundary
-        yield from random_cases.valid_cases(rng, n_valid)
-        yield from random_cases.random_cases(rng, n_random)
-        yield from request_cases.request_cases(rng, n_request, stats, cases_dir=CASES)
-        yield from sweep.cases(picked)
-
-    rep = fuzz.run(cases(), ALL, sanitize=True, z3_pick=z3_pick, chunk=25_000)
-    print(rep.summary())
-    assert rep.cases == total >= min_total
-    assert rep.compared["interp"] == rep.compared["python"] == total
-    assert rep.compared["cpp"] >= 0.95 * total  # all but the facts beyond int64
-    assert rep.compared["z3"] - len(boundary) >= min_z3
-    assert stats["request rejected"] > 0  # malformed requests reached the parser too
-    _fail_with_repros(rep, found_by)
-
-
-@pytest.mark.slow
-@needs_cxx
-def test_one_million_cases() -> None:
-    _campaign(
-        1000, 1_000_000, 10_000, "tests/difftest/test_differential.py::test_one_million_cases"
-    )
+# --- the campaign: every source through every engine --------------------------------------------
 
 
 @needs_cxx
-def test_campaign_sample() -> None:
-    # The fast tier's share of the campaign above: every source, a hundredth of the cases.
-    _campaign(10, 10_000, 80, "tests/difftest/test_differential.py::test_campaign_sample")
+@pytest.mark.parametrize(
+    "scale", [pytest.param(10, id="dev"), pytest.param(campaigns.SIZES["engines"].sample, id="ci")]
+)
+def test_campaign_sample(scale: int) -> None:
+    # A seeded sample of the million-case campaign (``alias-spec dev campaigns engines --full``
+    # runs that; its result is committed in docs/data/campaigns.json): every case source and
+    # every engine, every check the full run makes.
+    found_by = f"tests/difftest/test_differential.py::test_campaign_sample[{scale}]"
+    out = campaigns.engines(scale, regressions=REGRESSIONS, found_by=found_by)
+    assert out.ok, out.report()
 
 
 @pytest.mark.parametrize(

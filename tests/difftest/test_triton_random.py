@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from alias_spec.difftest import campaigns
 from alias_spec.difftest.triton import random_diff as rd
 from alias_spec.difftest.triton.cases import IDX, RE, SUB, md, module, nv, sw
 from alias_spec.difftest.triton.diff import explain
@@ -227,18 +228,13 @@ def _interpreters() -> list[str]:
     return [sys.executable, *[p for p in extra.split(os.pathsep) if p]]
 
 
-def _campaign(python: str, count: int, seed: int) -> dict[str, Any]:
-    if python == sys.executable and importlib.util.find_spec("triton") is None:
-        pytest.skip("triton is not importable here")
+def _campaign(python: str, count: int, seed: int) -> campaigns.Outcome:
     if python != sys.executable and not Path(python).exists():
         pytest.skip(f"{python} does not exist")
-    return rd.campaign(python, count, seed, shrink_max=3)
-
-
-def _assert_agrees(result: dict[str, Any]) -> None:
-    bad = [e for e in result["shrunk"]]
-    assert result["disagree"] == 0, [(e["request"], e["triton_error"], e["fired"]) for e in bad]
-    assert result["agree"] >= 0.8 * result["cases"], result  # most cases are judged at all
+    try:
+        return campaigns.triton(count, seed, python=python)
+    except campaigns.Unavailable as exc:
+        pytest.skip(str(exc))
 
 
 @pytest.mark.parametrize("python", _interpreters(), ids=_release_id)
@@ -262,15 +258,16 @@ def test_measured_verdicts_and_regressions_are_the_verifiers(python: str) -> Non
     assert got == want
 
 
+# The fast tier's few hundred cases, then CI's seeded sample of the 10,000-case campaign per
+# release (``alias-spec dev random-diff --cases 10000 --write`` records those full runs in
+# docs/triton-agreement.json, checked below).
+@pytest.mark.parametrize(
+    "count,seed", [pytest.param(300, 11, id="dev"), pytest.param(1_000, 2026, id="ci")]
+)
 @pytest.mark.parametrize("python", _interpreters(), ids=_release_id)
-def test_random_cases_agree_with_triton(python: str) -> None:
-    _assert_agrees(_campaign(python, 300, seed=11))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("python", _interpreters(), ids=_release_id)
-def test_ten_thousand_random_cases_agree_with_triton(python: str) -> None:
-    _assert_agrees(_campaign(python, 10_000, seed=2026))
+def test_random_cases_agree_with_triton(python: str, count: int, seed: int) -> None:
+    out = _campaign(python, count, seed)
+    assert out.ok, out.report()
 
 
 # --- the agreement table ----------------------------------------------------------------------

@@ -1,0 +1,90 @@
+"""README.md's tier table (``alias-spec dev tiers``): its counts are pytest's own, its times the
+recorded measurement, and a stale table fails ``--check``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from alias_spec.docgen import tiers
+from tests.paths import ROOT
+
+
+def _checkout(tmp_path: Path, tests: dict[str, str]) -> Path:
+    """A tiny checkout: a README with the block, a conftest and the given test files."""
+    root = tmp_path / "co"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "conftest.py").write_text("")
+    for name, body in tests.items():
+        (root / "tests" / name).write_text(body)
+    (root / "README.md").write_text(f"# x\n\n{tiers.BEGIN}\nold\n{tiers.END}\n\nafter\n")
+    return root
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "alias_spec", "dev", "tiers", *args],
+                          capture_output=True, text=True, check=False, timeout=600)  # fmt: skip
+
+
+TWO_TESTS = (
+    "import pytest\n\ndef test_a():\n    pass\n\n@pytest.mark.slow\ndef test_b():\n    pass\n"
+)
+
+
+def test_counts_are_what_pytest_collects(tmp_path: Path) -> None:
+    # The independent truth: two tests written here, one of them slow.
+    root = _checkout(tmp_path, {"test_x.py": TWO_TESTS})
+    (root / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
+    assert tiers.collect(root, None) == 2
+    assert tiers.collect(root, tiers.FAST) == 1
+
+
+def test_write_then_check(tmp_path: Path) -> None:
+    root = _checkout(tmp_path, {"test_x.py": TWO_TESTS})
+    (root / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
+    assert _run("--check", "--root", str(root)).returncode == 1  # "old" is stale
+    proc = _run("--root", str(root))
+    assert proc.returncode == 0, proc.stderr
+    text = (root / "README.md").read_text()
+    assert "| fast |" in text and "| 1 of 2 |" in text and text.endswith("after\n")
+    assert "not measured yet" in text  # no record in this checkout
+    assert _run("--check", "--root", str(root)).returncode == 0
+    # A recorded run shows up with its date and commit.
+    (root / "benchmarks" / "results").mkdir(parents=True)
+    run = {"date": "2026-12-07", "commit": "abcdef0123", "cpus": 2,
+           "full": {"seconds": 840.0, "passed": 2, "skipped": 0, "exit": 0},
+           "fast": {"seconds": 61.0, "passed": 1, "skipped": 0, "exit": 0}}  # fmt: skip
+    (root / tiers.RECORD).write_text(json.dumps({"runs": [run]}))
+    assert _run("--check", "--root", str(root)).returncode == 1
+    assert _run("--root", str(root)).returncode == 0
+    text = (root / "README.md").read_text()
+    assert "14.0 min for `.ci/run` on a clean 2-core clone (2026-12-07, abcdef0" in text
+    assert "61 s for the tier" in text
+
+
+def test_a_broken_test_tree_is_one_line_exit_2(tmp_path: Path) -> None:
+    root = _checkout(tmp_path, {"test_x.py": "import nosuchmodule_here\n"})
+    proc = _run("--root", str(root))
+    assert proc.returncode == 2 and "could not collect" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_not_a_checkout_is_one_line_exit_2(tmp_path: Path) -> None:
+    proc = _run("--root", str(tmp_path))
+    assert proc.returncode == 2 and "not a checkout" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_readme_without_the_block_is_exit_2(tmp_path: Path) -> None:
+    root = _checkout(tmp_path, {"test_x.py": TWO_TESTS})
+    (root / "README.md").write_text("# no block\n")
+    proc = _run("--root", str(root))
+    assert proc.returncode == 2 and "no block" in proc.stderr
+
+
+def test_the_checkout_has_the_block_and_a_record() -> None:
+    text = (ROOT / "README.md").read_text()
+    assert text.count(tiers.BEGIN) == 1 and text.count(tiers.END) == 1
+    assert tiers.latest(ROOT) is not None, "run python -m benchmarks.bench_tests"
