@@ -132,6 +132,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("README.md's tier table is current")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -57,6 +57,9 @@ def _copy(copy: Path) -> None:
         shutil.copytree(ROOT / rel, copy / rel)
 
 
+# Seconds per gen run (the theorems' SMT-LIB text): the fast tier checks the tree once
+# (test_check_passes_on_the_tree); the full tier what staleness and --root mean.
+@pytest.mark.slow
 def test_a_modified_or_missing_file_is_stale(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -88,6 +91,7 @@ def _gen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_file_left_under_solver_is_stale(tmp_path: Path) -> None:
     # solver/ is generated whole: a file gen no longer writes (a removed rule's) is reported,
     # and a plain gen removes it.
@@ -100,6 +104,7 @@ def test_a_file_left_under_solver_is_stale(tmp_path: Path) -> None:
     assert gen.run(check=True, root=copy) == 0
 
 
+@pytest.mark.slow
 def test_check_runs_on_a_copy_from_another_directory(tmp_path: Path) -> None:
     # Generated files are compared under --root, wherever the command runs: nothing is read
     # from the package's own location (an installed package has no docs/ beside it).

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from alias_spec.docgen import tiers
 from tests.paths import ROOT
 
@@ -41,27 +43,30 @@ def test_counts_are_what_pytest_collects(tmp_path: Path) -> None:
     assert tiers.collect(root, tiers.FAST) == 1
 
 
-def test_write_then_check(tmp_path: Path) -> None:
+def test_write_then_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    # The counts are pytest's (the test above); here the block's life: stale, written, current.
+    monkeypatch.setattr(tiers, "collect", lambda _root, markexpr: 1 if markexpr else 2)
     root = _checkout(tmp_path, {"test_x.py": TWO_TESTS})
-    (root / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
-    assert _run("--check", "--root", str(root)).returncode == 1  # "old" is stale
-    proc = _run("--root", str(root))
-    assert proc.returncode == 0, proc.stderr
+    assert tiers.main(["--check", "--root", str(root)]) == 1  # "old" is stale
+    assert tiers.main(["--root", str(root)]) == 0
     text = (root / "README.md").read_text()
     assert "| fast |" in text and "| 1 of 2 |" in text and text.endswith("after\n")
     assert "not measured yet" in text  # no record in this checkout
-    assert _run("--check", "--root", str(root)).returncode == 0
-    # A recorded run shows up with its date and commit.
+    assert tiers.main(["--check", "--root", str(root)]) == 0
+    # A recorded run shows up with its date and commit; the newest one wins.
     (root / "benchmarks" / "results").mkdir(parents=True)
     run = {"date": "2026-12-07", "commit": "abcdef0123", "cpus": 2,
            "full": {"seconds": 840.0, "passed": 2, "skipped": 0, "exit": 0},
            "fast": {"seconds": 61.0, "passed": 1, "skipped": 0, "exit": 0}}  # fmt: skip
-    (root / tiers.RECORD).write_text(json.dumps({"runs": [run]}))
-    assert _run("--check", "--root", str(root)).returncode == 1
-    assert _run("--root", str(root)).returncode == 0
+    older = {**run, "date": "2026-12-01", "commit": "0000000000"}
+    (root / tiers.RECORD).write_text(json.dumps({"runs": [run, older]}))
+    assert tiers.main(["--check", "--root", str(root)]) == 1
+    assert tiers.main(["--root", str(root)]) == 0
     text = (root / "README.md").read_text()
     assert "14.0 min for `.ci/run` on a clean 2-core clone (2026-12-07, abcdef0" in text
-    assert "61 s for the tier" in text
+    assert "61 s for the tier" in text and "0000000" not in text
+    capsys.readouterr()
 
 
 def test_a_broken_test_tree_is_one_line_exit_2(tmp_path: Path) -> None:
