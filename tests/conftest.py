@@ -35,7 +35,11 @@ def _fast_tier(config: pytest.Config) -> bool:
 
 
 # Files whose every parametrized case stays in the fast tier: the coverage claim itself.
-FAST_WHOLE = {"tests/test_fast_tier.py", "tests/compat/lint/test_lint_compat.py"}
+FAST_WHOLE = {
+    "tests/test_fast_tier.py",
+    "tests/compat/lint/test_lint_compat.py",
+    "tests/plan/test_plan_cases.py",
+}
 # Run by the full tier only: seconds each, and what they check has a cheaper test in the fast
 # tier (the docs pages' text in test_docs.py, the C++ engine in test_fast_tier.py).
 FULL_ONLY = (

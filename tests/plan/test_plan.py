@@ -1,9 +1,11 @@
-"""`alias-spec plan`: the plan reader, our liveness, the plan proof and the lowering check.
+"""`alias-spec plan`: the plan reader, the plan proof and the lowering check.
 
 Cases: the committed dumps of ``tests/plan/cases`` (the call-frame kernel and its correct
 variants, compiled by Triton 3.6, 3.8 and 3.9; ``*.alloc.ttgir`` is the module after each
-release's allocation), small hand-written modules, and mutations of both. What needs Triton
-(running the allocation) is skipped where it is absent.
+release's allocation) and mutations of them. What needs Triton (running the allocation) is
+skipped where it is absent. Small hand-written modules (live ranges, overlaps, the lowering of
+swizzled and unbounded addresses) are text cases (``tests/plan/cases/text/``, compared by
+``test_plan_cases.py``); here, what their EXPECT lines cannot say: the values a finding names.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from hypothesis import strategies as st
 
 from alias_spec.api import run as cli_main
 from alias_spec.ir.ttgir import TtgirError, read_module
-from alias_spec.plan.liveness import live_ranges
 from alias_spec.plan.llir import LlirError, check_lowering, read_llir
 from alias_spec.plan.plan import check_plan, parse_debug
 from tests.paths import PLAN_CASES
+from tests.plan import expect
 
 CASES = PLAN_CASES
+TEXT = expect.CASES
 HAS_TRITON = importlib.util.find_spec("triton") is not None
 needs_triton = pytest.mark.skipif(not HAS_TRITON, reason="needs triton")
 CALLEE = "kernels._callee_body__Pfp32_Pfp32"
@@ -74,135 +77,6 @@ def test_debug_output_parsed() -> None:
     assert parse_debug(text) == [([("ttg.local_alloc", 32, 0), ("tt.call", 64, 32)], 96)]
 
 
-# --- liveness -------------------------------------------------------------------------------
-
-MEMDESC = "!ttg.memdesc<256xf32, #shared, #smem, mutable>"
-HEADER = (
-    "#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>\n"
-    "#smem = #ttg.shared_memory\n"
-    'module attributes {"ttg.num-warps" = 4 : i32, ttg.shared = SHARED : i32} {\n'
-    "  tt.func public @k(%n: i32, %c: i1) {\n"
-)
-FOOTER = "    tt.return\n  }\n}\n"
-
-
-def _module(body: str, shared: int = 2048) -> str:
-    return HEADER.replace("SHARED", str(shared)) + body + FOOTER
-
-
-def _alloc(name: str, offset: int | None = None) -> str:
-    attr = f" {{allocation.offset = {offset} : i32}}" if offset is not None else ""
-    return f"    {name} = ttg.local_alloc{attr} : () -> {MEMDESC}\n"
-
-
-def _load(name: str) -> str:
-    return f"    %v{name[1:]} = ttg.local_load {name} : {MEMDESC} -> tensor<256xf32>\n"
-
-
-def _ranges(body: str) -> dict[str, tuple[int, int]]:
-    fn = read_module(_module(body)).functions[0]
-    roots = {op.results[0] for op in fn.ops if op.name == "ttg.local_alloc"}
-    return live_ranges(fn, roots)
-
-
-def test_straight_line_liveness_ends_at_last_use_of_a_view() -> None:
-    body = (
-        _alloc("%a")
-        + f"    %s = ttg.memdesc_subslice %a [0] : {MEMDESC} -> {MEMDESC}\n"
-        + _alloc("%b")
-        + _load("%s")
-        + _load("%b")
-    )
-    r = _ranges(body)
-    assert r["%a"] == (0, 3)  # through the view's load
-    assert r["%b"] == (2, 4)
-
-
-def test_buffer_used_inside_a_loop_is_live_over_the_whole_loop() -> None:
-    body = (
-        _alloc("%a")
-        + "    %r = scf.for %i = %n to %n step %n iter_args(%x = %n) -> (i32) : i32 {\n"
-        + _load("%a")
-        + "      %y = arith.addi %x, %x : i32\n"
-        + "      scf.yield %y : i32\n"
-        + "    }\n"
-        + _alloc("%b")
-        + _load("%b")
-    )
-    r = _ranges(body)
-    assert r["%a"] == (0, 4)  # defined before the loop, used inside it: to the loop's end
-    assert r["%b"] == (5, 6)
-
-
-def test_buffer_carried_by_a_loop_is_live_over_it() -> None:
-    body = (
-        _alloc("%a")
-        + f"    %r = scf.for %i = %n to %n step %n iter_args(%x = %a) -> ({MEMDESC}) : i32 {{\n"
-        + _alloc("%b")
-        + _load("%b")
-        + f"      scf.yield %b : {MEMDESC}\n"
-        + "    }\n"
-        + _load("%r")
-    )
-    r = _ranges(body)
-    assert r["%b"][0] <= 1 and r["%b"][1] >= 5  # carried round the loop into %r
-    assert r["%a"] == (0, 5)
-
-
-def test_branches_are_sequential_but_what_follows_extends() -> None:
-    body = (
-        _alloc("%a")
-        + "    scf.if %c {\n"
-        + _alloc("%t")
-        + _load("%t")
-        + "    } else {\n"
-        + _alloc("%e")
-        + _load("%e")
-        + "    }\n"
-        + _load("%a")
-    )
-    r = _ranges(body)
-    assert r["%t"] == (2, 3) and r["%e"] == (4, 5)
-    assert r["%a"] == (0, 6)
-
-
-def test_cf_back_edge_is_a_loop() -> None:
-    body = (
-        _alloc("%a")
-        + "    cf.br ^bb1\n"
-        + "  ^bb1:\n"
-        + _load("%a")
-        + "    cf.cond_br %c, ^bb1, ^bb2\n"
-        + "  ^bb2:\n"
-        + _alloc("%b")
-        + _load("%b")
-    )
-    r = _ranges(body)
-    assert r["%a"] == (0, 4)
-    assert r["%b"] == (6, 7)
-
-
-def test_warp_specialize_partitions_are_concurrent() -> None:
-    body = (
-        _alloc("%a")
-        + "    ttg.warp_specialize(%a)\n"
-        + "    default {\n"
-        + _alloc("%d")
-        + _load("%d")
-        + "      ttg.warp_yield\n"
-        + "    }\n"
-        + f"    partition0(%p: {MEMDESC}) num_warps(1) {{\n"
-        + _load("%p")
-        + "      ttg.warp_return\n"
-        + f"    }} : ({MEMDESC}) -> ()\n"
-    )
-    r = _ranges(body)
-    ws = (1, 6)
-    assert r["%a"][0] == 0 and r["%a"][1] >= ws[1]  # used by partition 0 during all of it
-    # Used only by the default warps, in order: live where used (%a covers it all the same).
-    assert r["%d"] == (2, 3)
-
-
 # --- the plan proof --------------------------------------------------------------------------
 
 
@@ -222,20 +96,11 @@ def test_offset_moved_onto_a_live_neighbour_is_found() -> None:
     assert f.line == 25 and (f.source or "").startswith("tests/plan/cases/kernels.py:50:")
 
 
-def test_overlap_in_hand_written_module() -> None:
-    body = _alloc("%a", 0) + _alloc("%b", 1024) + _load("%a") + _load("%b")
-    assert _judge(_module(body)).status == "clean"
+def test_overlap_names_the_shared_bytes() -> None:
     # 256 fp32 are 1024 bytes: [0, 1024) and [768, 1792) share [768, 1024)
-    f = _judge(_module(_alloc("%a", 0) + _alloc("%b", 768) + _load("%a") + _load("%b")))
-    assert [x.values["overlap"] for x in f.findings] == [[768, 1024]]
-    # dead before the other is born: reuse is fine
-    seq = _alloc("%a", 0) + _load("%a") + _alloc("%b", 0) + _load("%b")
-    assert _judge(_module(seq)).status == "clean"
-
-
-def test_buffer_outside_ttg_shared_is_found() -> None:
-    report = _judge(_module(_alloc("%a", 1536) + _load("%a"), shared=2048))
-    assert [f.rule for f in report.findings] == ["plan.bounds"]
+    report = expect.judge(TEXT / "overlap" / "share_bytes.ttgir").report
+    assert report is not None
+    assert [x.values["overlap"] for x in report.findings] == [[768, 1024]]
 
 
 # --- the lowering check ----------------------------------------------------------------------
@@ -257,32 +122,12 @@ def test_frame_base_dropped_is_found() -> None:
     assert f.values["range"] == [4096, 6144] and f.values["address"] < 4096
 
 
-def test_swizzled_address_is_exact() -> None:
-    """An xor/and swizzle that stays inside 1 KiB is proved; one bit more is a finding."""
-    llir = (
-        "define ptx_kernel void @k() #0 {\n"
-        "  %1 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
-        "  %2 = shl i32 %1, 4\n  %3 = and i32 %2, MASK\n  %4 = lshr i32 %1, 3\n"
-        "  %5 = and i32 %4, 7\n  %6 = shl i32 %5, 4\n  %7 = xor i32 %3, %6\n"
-        "  %8 = getelementptr inbounds i8, ptr addrspace(3) @global_smem, i32 %7\n"
-        "  store <4 x i32> zeroinitializer, ptr addrspace(3) %8, align 16\n  ret void\n}\n"
-        'attributes #0 = { "nvvm.reqntid"="128" }\n'
-    )
-    ttgir = _module(_alloc("%a", 0) + _load("%a"), shared=1024)
-    assert _judge(ttgir, llir.replace("MASK", "1008")).status == "clean"
-    (f,) = _judge(ttgir, llir.replace("MASK", "2032")).findings
+def test_swizzled_address_one_bit_past_names_the_address() -> None:
+    """An xor/and swizzle one mask bit wider than the 1 KiB buffer: the address found."""
+    report = expect.judge(TEXT / "lowering" / "swizzle_one_bit_more.ttgir").report
+    assert report is not None
+    (f,) = report.findings
     assert f.values["address"] + 16 > 1024
-
-
-def test_unbounded_address_is_partial_not_clean() -> None:
-    llir = (
-        "define ptx_kernel void @k(i32 %x) #0 {\n"
-        "  %1 = getelementptr inbounds i8, ptr addrspace(3) @global_smem, i32 %x\n"
-        "  store i32 0, ptr addrspace(3) %1, align 4\n  ret void\n}\n"
-        'attributes #0 = { "nvvm.reqntid"="128" }\n'
-    )
-    report = _judge(_module(_alloc("%a", 0) + _load("%a"), shared=1024), llir)
-    assert report.status == "partial" and not report.findings
 
 
 @needs_triton

@@ -3,7 +3,8 @@ pass-through (``alias_spec/ir/flows.py``, ``alias_spec/plan/attribution.py``).
 
 The overrun kernels and their controls are in ``tests/plan/cases/ground_truth.py`` (class (d), with
 their GPU counts); here: the kernel scratch-base mutant (a text edit of a real dump), the
-false-alarm kernels of a loop's accumulator, and the graph's edges on hand-written TTGIR.
+false-alarm kernels of a loop's accumulator, and the graph's edges on a hand-written module
+(``tests/plan/cases/text/provenance/``, a text case of its own).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from alias_spec.ir.flows import Flows
 from alias_spec.ir.ttgir import read_module
 from alias_spec.plan.api import check_texts
 from tests.paths import PLAN_CASES
+from tests.plan import expect
 
 CASES = PLAN_CASES
 from tools.plan import judge_corpus  # noqa: E402
@@ -54,29 +56,11 @@ def test_kernel_scratch_from_the_shared_base_is_a_finding() -> None:
 
 # --- the value-flow graph ----------------------------------------------------------------------
 
-_LOOP = """
-#shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-#smem = #ttg.shared_memory
-module attributes {"ttg.num-warps" = 4 : i32} {
-  tt.func public @k(%n: i32) {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %acc0 = arith.constant dense<0.0> : tensor<64xf32>
-    %ring = ttg.local_alloc : () -> !ttg.memdesc<2x64xf32, #shared, #smem, mutable>
-    %v0 = ttg.memdesc_index %ring[%c0] : !ttg.memdesc<2x64xf32, #shared, #smem, mutable> -> !ttg.memdesc<64xf32, #shared, #smem, mutable>
-    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %acc0, %view = %v0) -> (tensor<64xf32>, !ttg.memdesc<64xf32, #shared, #smem, mutable>) : i32 {
-      %d = ttng.warp_group_dot %view, %view, %acc : !ttg.memdesc<64xf32, #shared, #smem, mutable> * !ttg.memdesc<64xf32, #shared, #smem, mutable> -> tensor<64xf32>
-      %w:2 = ttng.warp_group_dot_wait %d, %view {pendings = 0 : i32} : tensor<64xf32>, !ttg.memdesc<64xf32, #shared, #smem, mutable>
-      scf.yield %w#0, %w#1 : tensor<64xf32>, !ttg.memdesc<64xf32, #shared, #smem, mutable>
-    }
-    tt.return
-  }
-}
-"""
-
 
 def test_flow_graph_passes_each_position_through() -> None:
-    fn = read_module(_LOOP).functions[0]
+    # A loop carrying a view of %ring beside an accumulator, through warp_group_dot_wait.
+    loop = expect.CASES / "provenance" / "loop_view_and_accumulator.ttgir"
+    fn = read_module(loop.read_text()).functions[0]
     held = Flows(fn).reach("%ring")
     # The ring reaches its view, the loop's view argument, the wait's view result, the loop's
     # view result...

@@ -1,17 +1,20 @@
-"""Compile the kernels in ``tests/plan/cases/liveness/kernels.py`` for sm_90 and write one case
-file per kernel beside them.
+"""Compile the kernels in ``tests/plan/cases/liveness/kernels.py`` for sm_90 and write one text
+case per kernel to ``tests/plan/cases/text/liveness/``.
 
     python -m tools.plan.liveness.make_cases      # Triton 3.6; no GPU needed
 
-A case is ``<name>.json``: the TTGIR, the module after the release's own allocation (module,
-allocator debug text, version), and the verdict the plan must give (written by hand below,
-not by running the plan). ``branch_buffers_unique`` is ``branch_buffers`` with the else
-branch's SSA names suffixed, as a reader that tells sibling regions' names apart sees it.
+A case is ``<name>.ttgir``: what it shows and where it comes from, its ``// EXPECT:`` lines (the
+format of ``tests/plan/expect.py``), then the TTGIR; and ``<name>.alloc.ttgir`` beside it, the
+module after the release's own allocation with the allocator's version and debug output at its
+top (``expect.allocated_text``), from which ``tests/plan/test_plan_cases.py`` judges it. The
+verdict is written by hand below, not by running the plan: a finding names its rule and the
+TTGIR line it is on, as a pattern the line must match (its number is counted in the file
+written). ``branch_buffers_unique`` is ``branch_buffers`` with the else branch's SSA names
+suffixed, as a reader that tells sibling regions' names apart sees it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -19,7 +22,7 @@ import tempfile
 
 from tests.paths import PLAN_CASES
 
-HERE = PLAN_CASES / "liveness"  # where the cases are written
+HERE = PLAN_CASES / "text" / "liveness"  # where the cases are written
 os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="plan-liveness-"))
 
 import triton  # noqa: E402
@@ -28,13 +31,21 @@ from triton.experimental.gluon._runtime import GluonASTSource  # noqa: E402
 
 from alias_spec.plan.runner import allocate  # noqa: E402
 from tests.plan.cases.liveness.kernels import KERNELS  # noqa: E402
+from tests.plan.expect import allocated_text  # noqa: E402
 from tools.plan.make_dumps import relative_paths  # noqa: E402
 
-EXPECT = {
-    "tma_store_pending": ("plan.overlap", "B is placed over A while A's TMA store is pending"),
-    "tma_store_waited": ("clean", "A's store is waited for before B is allocated"),
-    "branch_buffers": ("clean", "one buffer per branch: only one branch runs"),
-    "branch_buffers_unique": ("clean", "one buffer per branch: only one branch runs"),
+# name -> (the findings, each (rule, a pattern its TTGIR line matches), none: clean; why)
+EXPECT: dict[str, tuple[list[tuple[str, str]], str]] = {
+    "tma_store_pending": (
+        [("plan.overlap", r"^\s*%b\w* = ttg\.local_alloc ")],
+        "B is placed over A while A's TMA store is pending",
+    ),
+    "tma_store_waited": ([], "A's store is waited for before B is allocated"),
+    "branch_buffers": ([], "one buffer per branch: only one branch runs"),
+    "branch_buffers_unique": (
+        [],
+        "one buffer per branch (the else branch's names suffixed): only one branch runs",
+    ),
 }
 
 
@@ -49,18 +60,36 @@ def unique_else(text: str) -> str:
     return text[:start] + body + text[end:]
 
 
+def case_text(name: str, ttgir: str, compiled_by: str) -> str:
+    """The case file: what it shows, where it comes from, its EXPECT lines, the TTGIR."""
+    findings, why = EXPECT[name]
+    kernel = "branch_buffers" if name == "branch_buffers_unique" else name
+    source = f"@{kernel} of tests/plan/cases/liveness/kernels.py"
+    head = [
+        f"// {why[0].upper()}{why[1:]}.",
+        f"// Written by tools/plan/liveness/make_cases.py: {source} compiled by Triton "
+        f"{compiled_by} for sm_90.",
+    ]
+    lines = ttgir.split("\n")
+    expect = []
+    for rule, pattern in findings:
+        (no,) = [i for i, ln in enumerate(lines, 1) if re.search(pattern, ln)]
+        expect.append((rule, no))
+    top = len(head) + max(1, len(expect))
+    head += [f"// EXPECT: {rule} @ {no + top}" for rule, no in expect] or ["// EXPECT: clean"]
+    return "\n".join(head) + "\n" + ttgir
+
+
 def write(name: str, ttgir: str) -> None:
     done = allocate(ttgir)
-    verdict, why = EXPECT[name]
-    record = {"name": name, "expect": verdict, "why": why, "triton": triton.__version__,
-              "ttgir": ttgir,
-              "alloc": {"module": relative_paths(done.module), "debug": done.debug,
-                        "version": done.version}}  # fmt: skip
-    (HERE / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {name}.json")
+    (HERE / f"{name}.ttgir").write_text(case_text(name, ttgir, triton.__version__))
+    alloc = allocated_text(relative_paths(done.module), done.debug, done.version)
+    (HERE / f"{name}.alloc.ttgir").write_text(alloc)
+    print(f"wrote {name}.ttgir, {name}.alloc.ttgir")
 
 
 def main() -> int:
+    HERE.mkdir(parents=True, exist_ok=True)
     for name, (fn, signature) in KERNELS.items():
         compiled = triton.compile(GluonASTSource(fn, signature=signature, constexprs={}),
                                   target=GPUTarget("cuda", 90, 32),
