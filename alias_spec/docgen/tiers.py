@@ -131,4 +131,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print("README.md's tier table is current")
     return 0
-
