@@ -18,7 +18,7 @@ import z3
 from alias_spec.model.catalogue import SAFE, rules_for
 from alias_spec.model.facts import Facts
 from alias_spec.semantics import cvc5_backend
-from alias_spec.semantics.lexmin import solve
+from alias_spec.semantics.lexmin import Found, solve
 from alias_spec.semantics.witness import family, realistic, small, to_request
 from alias_spec.semantics.z3expr import (
     Env,
@@ -51,6 +51,7 @@ class Outcome:
     solvers: dict[str, str]  # solver -> "holds" | "refuted" | "unknown" | error text
     seconds: float
     counterexample: dict[str, Any] | None
+    parts: int = 1  # queries asked: one per conjunct of a valid claim, until it is refuted
 
     def to_json(self) -> dict[str, Any]:
         t = self.theorem
@@ -373,10 +374,21 @@ def run_theorem(
     claim, envs = t.build()
     if t.kind == "exists":
         return _run_query(t, claim, envs, solvers, timeout_ms, start)
-    outcomes = [_run_query(t, z3.Not(p), envs, solvers, timeout_ms, start) for p in _parts(claim)]
-    verdicts = {s: _worst([o.solvers[s] for o in outcomes]) for s in outcomes[0].solvers}
+    outcomes: list[Outcome] = []
+    for part in _parts(claim):
+        # Only the first counterexample is kept: once a part has one, a later part's model is
+        # only for cvc5 to check, and z3's own (unrestricted) model does for that.
+        readable = not any(o.counterexample for o in outcomes)
+        outcomes.append(_run_query(t, z3.Not(part), envs, solvers, timeout_ms, start, readable))
+        verdicts = {s: _worst([o.solvers[s] for o in outcomes]) for s in outcomes[0].solvers}
+        if set(verdicts.values()) == {"refuted"}:
+            # Every solver refuted a part, so the claim: refuted is the worst verdict, no later
+            # part can change one (compose.safe left a part unknown to both after minutes).
+            break
     example = next((o.counterexample for o in outcomes if o.counterexample), None)
-    return Outcome(t, _status(t, verdicts), verdicts, time.perf_counter() - start, example)
+    return Outcome(
+        t, _status(t, verdicts), verdicts, time.perf_counter() - start, example, len(outcomes)
+    )
 
 
 def _status(t: Theorem, verdicts: dict[str, str]) -> str:
@@ -393,28 +405,27 @@ def _run_query(
     solvers: tuple[str, ...],
     timeout_ms: int,
     start: float,
+    readable: bool = True,
 ) -> Outcome:
     verdicts: dict[str, str] = {}
     model = None
     if "z3" in solvers:
-        # Look for a model a kernel would have first (real dtypes, power-of-2 shapes), then a
-        # small one, each with small numbers, then with numbers up to 2^34 (the i32 theorems
-        # need offsets past 2^31): witnesses and counterexamples stay readable. An unsat
-        # answer of a restricted search proves nothing, so the last search is unrestricted.
-        found = None
-        for bound in (4096, 2**34):
-            for prefer in (realistic, small):
-                found = solve(
-                    [query],
-                    lambda prefer=prefer, bound=bound: [prefer(e, bound) for e in envs.values()],
-                    timeout_ms=min(timeout_ms, 5000),
-                )
-                if found.result == z3.sat:
-                    break
-            if found.result == z3.sat:
-                break
-        if found is None or found.result != z3.sat:
-            found = solve([query], timeout_ms=timeout_ms)
+        # An existence claim expects a model: the restricted searches first (_bounded_model),
+        # which find one in milliseconds where the unrestricted search can take seconds, and
+        # the unrestricted query only if they find none. Any other query (a conjunct of a
+        # claim, negated) asks the unrestricted query first: unsat, the answer for each
+        # conjunct of a claim that holds, needs nothing more. After sat the bounded searches
+        # only look for a readable counterexample (none found, the unrestricted model is
+        # kept); after unknown a model one of them finds decides the query. Either order gives
+        # the same answer: a bounded model is a model, and a bounded search's unsat proves
+        # nothing, so the unrestricted query decides whenever no bounded model is found.
+        expects_model = t.kind == "exists" and t.expect_holds
+        found = _bounded_model(query, envs, timeout_ms) if expects_model else None
+        if found is None:
+            found = _decide(query, timeout_ms)
+            again = found.result == z3.unknown or (found.result == z3.sat and readable)
+            if again and not expects_model:
+                found = _bounded_model(query, envs, timeout_ms) or found
         r, model = found.result, found.model
         verdicts["z3"] = _meaning(t, r)
     if "cvc5" in solvers:
@@ -428,6 +439,37 @@ def _run_query(
     if model is not None:
         example = {role: _describe(model_facts(model, env)) for role, env in envs.items()}
     return Outcome(t, _status(t, verdicts), verdicts, time.perf_counter() - start, example)
+
+
+def _decide(query: z3.BoolRef, timeout_ms: int) -> Found:
+    """z3's answer on ``query``, unrestricted, with its model (in the main context). It is
+    searched in a context of its own: z3's models depend on the terms created and freed
+    before a search, so the restricted searches after this one find the models they would
+    find had it not run (for a claim's first conjunct, those they found when they came
+    first)."""
+    ctx = z3.Context()
+    s = z3.Solver(ctx=ctx)
+    s.set("timeout", timeout_ms)
+    s.add(query.translate(ctx))
+    result = s.check()
+    return Found(result, s.model().translate(z3.main_ctx()) if result == z3.sat else None, s)
+
+
+def _bounded_model(query: z3.BoolRef, envs: dict[str, Env], timeout_ms: int) -> Found | None:
+    """A model of ``query`` a kernel would have first (real dtypes, power-of-2 shapes), then a
+    small one, each with small numbers, then with numbers up to 2^34 (the i32 theorems need
+    offsets past 2^31), at most five seconds each: the first found, or None. An unsat answer
+    of these searches proves nothing (it rules out models within the bounds only)."""
+    for bound in (4096, 2**34):
+        for prefer in (realistic, small):
+            found = solve(
+                [query],
+                lambda prefer=prefer, bound=bound: [prefer(e, bound) for e in envs.values()],
+                timeout_ms=min(timeout_ms, 5000),
+            )
+            if found.result == z3.sat:
+                return found
+    return None
 
 
 def _meaning(t: Theorem, r: z3.CheckSatResult | str) -> str:

@@ -376,26 +376,26 @@ RECIPE_TIMEOUT_MS = 240_000
 
 
 def prove(solvers: tuple[str, ...] = ("z3", "cvc5"), only: str | None = None) -> list[Outcome]:
-    out = []
-    for t in all_theorems():
-        if only and not t.id.startswith(only):
-            continue
-        if t.id.startswith("recipe_"):
-            o = run_theorem(t, solvers, timeout_ms=RECIPE_TIMEOUT_MS)
-        else:
-            o = run_theorem(t, solvers)
-        if t.kind == "exists" and o.status == "proved" and t.id.startswith("unsafe_accept."):
-            # The smallest witness; should the optimiser time out, the solver's own one.
-            facts = (o.counterexample or {}).get("view", {}).get("facts", {})
-            best = minimal(t) or {"facts": facts, "request": witness_request(o)}
-            o.counterexample = {"view": best}
-        elif t.id.startswith("recipe_") and o.status == "finding":
-            o.counterexample = smallest_counterexample(t) or o.counterexample
-        elif t.id.startswith("reinterpret_38.") and o.status == "finding":
-            best = family_counterexample(t)
-            o.counterexample = {"view": best} if best else _facts_only(o.counterexample)
-        out.append(o)
-    return out
+    return [prove_one(t, solvers) for t in all_theorems() if not only or t.id.startswith(only)]
+
+
+def prove_one(t: Theorem, solvers: tuple[str, ...] = ("z3", "cvc5")) -> Outcome:
+    """One theorem decided as :func:`prove` decides it, with the witness it records."""
+    if t.id.startswith("recipe_"):
+        o = run_theorem(t, solvers, timeout_ms=RECIPE_TIMEOUT_MS)
+    else:
+        o = run_theorem(t, solvers)
+    if t.kind == "exists" and o.status == "proved" and t.id.startswith("unsafe_accept."):
+        # The smallest witness; should the optimiser time out, the solver's own one.
+        facts = (o.counterexample or {}).get("view", {}).get("facts", {})
+        best = minimal(t) or {"facts": facts, "request": witness_request(o)}
+        o.counterexample = {"view": best}
+    elif t.id.startswith("recipe_") and o.status == "finding":
+        o.counterexample = smallest_counterexample(t) or o.counterexample
+    elif t.id.startswith("reinterpret_38.") and o.status == "finding":
+        best = family_counterexample(t)
+        o.counterexample = {"view": best} if best else _facts_only(o.counterexample)
+    return o
 
 
 def _facts_only(ce: dict[str, Any] | None) -> dict[str, Any] | None:
