@@ -34,11 +34,14 @@ def _fast_tier(config: pytest.Config) -> bool:
     return "not slow" in " ".join(str(config.getoption("markexpr") or "").split())
 
 
-# Files whose every parametrized case stays in the fast tier: the coverage claim itself.
+# Files whose every parametrized case stays in the fast tier: the coverage claim itself, and
+# the theorems (one case per theorem: the slow ones are marked so, the others all stay).
 FAST_WHOLE = {
     "tests/test_fast_tier.py",
     "tests/compat/lint/test_lint_compat.py",
     "tests/plan/test_plan_cases.py",
+    "tests/semantics/test_theorems.py",
+    "tests/semantics/test_triton_profiles.py",
 }
 # Run by the full tier only: seconds each, and what they check has a cheaper test in the fast
 # tier (the docs pages' text in test_docs.py, the C++ engine in test_fast_tier.py).
@@ -48,7 +51,6 @@ FULL_ONLY = (
     "tests/difftest/test_mutation.py::test_every_comparison_flipped_is_caught_in_cpp",
     "tests/plan/test_plan_hook.py::test_pytest_plugin",
     "tests/plan/test_plan_hook.py::test_installed_plugin_needs_no_dash_p",
-    "tests/semantics/test_triton_profiles.py::test_theorems_as_declared",
     # Seconds each; the fast tier judges the plan soundness cases, whose mutants these are.
     "tests/plan/test_plan_corpus.py::test_mutation_score_is_100_percent",
     "tests/plan/test_plan_corpus.py::test_cut_mutant_needs_liveness_through_views",

@@ -3,14 +3,20 @@
 Each file's ``; expect:`` lines (one before each ``(check-sat)``) must be what z3's command-line
 program prints for it, and what cvc5 answers (its command-line program where one is installed;
 the cvc5 wheel ships none, so its own SMT-LIB reader through the wheel's bindings, which runs no
-code of ours). The expectations are checked against the outcomes ``alias-spec prove`` recorded
-(docs/data/theorems.json), not only against the generator. The fast tier checks a sample (a z3
-start costs about a second here); the full tier every file, but for three that cvc5's reader
-takes 8 to 19 minutes each over (``CVC5_TOO_SLOW``): a few minutes per solver on two cores.
+code of ours). Both programs decide every rule and profile file (a second or less each) and a
+sample of theorem files (``THEOREM_SAMPLE``). The theorems themselves are proved once per run,
+in-process, one test per theorem (tests/semantics/test_theorems.py,
+tests/semantics/test_triton_profiles.py); there each theorem's file is checked against that
+proof (``check_theorem_file``: each (check-sat) asks the query the solvers decided, and
+expects their answer) and against the outcomes ``alias-spec prove`` recorded
+(docs/data/theorems.json), which every theorem file is checked against here too. A file's text
+is the generator's (``alias-spec gen --check``, tests/backends/test_gen.py). The fast tier runs
+the programs on one file each (the first case of each parametrized test).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -18,16 +24,19 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+from typing import Any
 
 import pytest
+import z3
 
 from alias_spec.backends import gen_smt
 from tests.paths import ROOT
 
 SOLVER = ROOT / "solver"
-FILES = sorted(SOLVER.rglob("*.smt2"))
-# The fast tier's files: a few rules of each kind of formula, two profiles, one theorem of each
-# kind (valid and split, finding, existence), each decided in seconds.
+RECORDED = ROOT / "docs" / "data" / "theorems.json"
+# The files the solvers' programs decide here: every rule and profile, and a sample of theorems.
+FILES = sorted([*SOLVER.glob("rules/*.smt2"), *SOLVER.glob("profiles/*.smt2")])
+# A few rules of each kind of formula and two profiles first (the fast tier keeps the first).
 FAST = (
     "rules/alias.range.physical.smt2",
     "rules/alias.offset.aligned.smt2",
@@ -35,19 +44,16 @@ FAST = (
     "rules/triton.type.alloc_pow2.smt2",
     "profiles/safe.smt2",
     "profiles/triton-3.9.smt2",
-    "theorems/converse.flagtree.smt2",
-    "theorems/compose.flagtree.smt2",
-    "theorems/independent.flagtree.alias.range.fits.smt2",
 )
-TIMEOUT_S = 1800  # cvc5 needs minutes on a loaded 2-core machine for the compose theorems
-# Files cvc5's reader decides only after 8 to 19 minutes each on two cores (measured: it ran
-# past CI's limit). The z3 program checks them here, and both solvers prove the same theorems
-# in-process in tests/semantics/test_theorems.py and tests/semantics/test_triton_profiles.py (their "all" tiers).
-CVC5_TOO_SLOW = (
-    "theorems/compose_from_allocation.safe.smt2",
-    "theorems/recipe_index.triton-3.8.smt2",
-    "theorems/recipe_view.triton-3.8.smt2",
+# Theorem files read by both programs, so that their readers see what only theorem files hold
+# (one push/check-sat/pop per conjunct, a recorded model pinned, quantifiers): the theorems
+# themselves are proved in-process in this run, and these take about a second each.
+THEOREM_SAMPLE = (
+    "theorems/guards_covered.flagtree.smt2",  # valid, split: 15 conjuncts, each unsat
+    "theorems/sound.flagtree.smt2",  # a finding with quantifiers, its counterexample pinned
+    "theorems/independent.flagtree.alias.range.fits.smt2",  # existence, its witness pinned
 )
+TIMEOUT_S = 600
 
 
 def expected(path: Path) -> list[str]:
@@ -65,8 +71,13 @@ def test_every_generated_file_is_committed() -> None:
     assert on_disk == paths  # no file missing, none left over (alias-spec gen --check too)
 
 
+@functools.cache
+def _recorded() -> dict[str, dict[str, Any]]:
+    return {t["id"]: t for t in json.loads(RECORDED.read_text())["theorems"]}
+
+
 def test_expectations_match_the_recorded_proofs() -> None:
-    recorded = json.loads((ROOT / "docs" / "data" / "theorems.json").read_text())["theorems"]
+    recorded = _recorded().values()
     assert len(recorded) >= 70
     for t in recorded:
         want = expected(SOLVER / "theorems" / f"{t['id']}.smt2")
@@ -77,6 +88,95 @@ def test_expectations_match_the_recorded_proofs() -> None:
             assert want == ["sat"], t["id"]  # a witness exists
         else:
             assert t["status"] == "proved" and want and set(want) == {"unsat"}, t["id"]
+
+
+def _commands(text: str) -> list[str]:
+    """The file's top-level commands, comments dropped (a line holds no comment after code)."""
+    out, current, depth = [], [], 0
+    for line in text.splitlines():
+        if not line.strip() or line.startswith(";"):
+            continue
+        current.append(line)
+        depth += line.count("(") - line.count(")")
+        if depth == 0:
+            out.append("\n".join(current))
+            current = []
+    assert not current, "unbalanced parentheses"
+    return out
+
+
+def _queries(path: Path) -> list[list[z3.BoolRef]]:
+    """The assertions each (check-sat) of a theorem file decides, read by z3's SMT-LIB reader:
+    those before the first (push), then the check's own."""
+    common: list[str] = []
+    own: list[str] | None = None
+    out = []
+    for cmd in _commands(path.read_text()):
+        head = cmd.split()[0].strip("()")
+        if head == "push":
+            own = []
+        elif head == "pop":
+            own = None
+        elif head == "check-sat":
+            out.append(list(z3.parse_smt2_string("\n".join(common + (own or [])))))
+        elif head != "set-logic":
+            (common if own is None else own).append(cmd)
+    return out
+
+
+def _same_formula(a: z3.BoolRef, b: z3.BoolRef) -> bool:
+    """Equal once simplified, else (a sign or argument order printed otherwise) proved equal
+    by z3 at once: a formula differing in substance would not be."""
+    if z3.simplify(a).eq(z3.simplify(b)):
+        return True
+    s = z3.Solver()
+    s.set("timeout", 20000)
+    s.add(a != b)
+    return s.check() == z3.unsat
+
+
+def _is_value(e: z3.ExprRef) -> bool:
+    e = z3.simplify(e)
+    return z3.is_int_value(e) or z3.is_true(e) or z3.is_false(e)
+
+
+def check_theorem_file(outcome: Any) -> None:
+    """The theorem's file says what this run's in-process proof (an ``Outcome`` of both
+    solvers) found, about the same queries, and what ``alias-spec prove`` recorded: an
+    existence claim is ``sat`` when it holds; a refuted claim's negation is ``sat``; a proved
+    claim's file has one ``unsat`` per conjunct the solvers each proved. Each (check-sat)'s
+    assertions are the query the solvers decided in-process (the claim, its negation, or a
+    conjunct's negation), plus, for a ``sat`` one, the pinned model: facts equated to values,
+    which z3 (in milliseconds) finds consistent with it."""
+    from alias_spec.semantics.theorems import _parts
+
+    t = outcome.theorem
+    path = SOLVER / "theorems" / f"{t.id}.smt2"
+    want = expected(path)
+    answers = set(outcome.solvers.values())
+    assert len(answers) == 1 and answers <= {"holds", "refuted"}, (t.id, outcome.solvers)
+    claim, _ = t.build()
+    if t.kind == "exists":
+        assert want == ["sat" if answers == {"holds"} else "unsat"], t.id
+        mine = [claim]
+    elif answers == {"holds"}:
+        assert want == ["unsat"] * outcome.parts, t.id
+        mine = [z3.Not(part) for part in _parts(claim)]
+    else:
+        assert want == ["sat"], t.id
+        mine = [z3.Not(claim)]
+    assert _recorded()[t.id]["status"] == outcome.status, t.id
+    queries = _queries(path)
+    assert len(queries) == len(mine), t.id
+    for asserts, query, answer in zip(queries, mine, want, strict=True):
+        ours, pins = (asserts[:1], asserts[1:]) if answer == "sat" else (asserts, [])
+        assert _same_formula(z3.And(*ours) if len(ours) > 1 else ours[0], query), t.id
+        if pins:
+            assert all(z3.is_eq(p) and any(map(_is_value, p.children())) for p in pins), t.id
+            s = z3.Solver()
+            s.set("timeout", 20000)
+            s.add(*asserts)
+            assert s.check() == z3.sat, t.id
 
 
 def test_every_rule_and_profile_has_a_file() -> None:
@@ -144,33 +244,34 @@ def _z3(path: Path) -> list[str]:
     return _run_program(program, path)
 
 
-def _params(fast: bool, leave_out: tuple[str, ...] = ()) -> list[object]:
-    if fast:
-        return [pytest.param(SOLVER / f, id=f) for f in FAST]
-    return [
-        pytest.param(p, id=p.relative_to(SOLVER).as_posix(), marks=pytest.mark.slow)
-        for p in FILES
-        if p.relative_to(SOLVER).as_posix() not in FAST + leave_out
+def _params() -> list[object]:
+    first = [SOLVER / f for f in FAST]
+    rest = [p for p in FILES if p not in first] + [SOLVER / f for f in THEOREM_SAMPLE]
+    slow = pytest.mark.slow
+    return [pytest.param(p, id=p.relative_to(SOLVER).as_posix()) for p in first] + [
+        pytest.param(p, id=p.relative_to(SOLVER).as_posix(), marks=slow) for p in rest
     ]
 
 
-def test_files_left_to_in_process_proofs_exist_and_are_proved_there() -> None:
+def test_theorem_files_are_left_to_the_in_process_proofs() -> None:
+    """One file per theorem, each proved in-process by the tests named above (one test per
+    theorem id); the solvers' programs decide the sample only."""
     from alias_spec.semantics import triton_theorems
     from alias_spec.semantics.theorems import all_theorems
 
-    ids = {t.id for t in all_theorems()} | {t.id for t in triton_theorems.all_theorems()}
-    for rel in CVC5_TOO_SLOW:
-        assert (SOLVER / rel).is_file() and rel.removeprefix("theorems/").removesuffix(
-            ".smt2"
-        ) in ids
+    ids = [t.id for t in all_theorems()] + [t.id for t in triton_theorems.all_theorems()]
+    files = {p.name.removesuffix(".smt2") for p in SOLVER.glob("theorems/*.smt2")}
+    assert len(set(ids)) == len(ids) and files == set(ids)
+    assert set(THEOREM_SAMPLE) <= {f"theorems/{i}.smt2" for i in ids}
+    assert not [p for p in FILES if p.parent.name == "theorems"]
 
 
-@pytest.mark.parametrize("path", _params(True) + _params(False))
+@pytest.mark.parametrize("path", _params())
 def test_z3_program_answers_as_expected(path: Path) -> None:
     assert _z3(path) == expected(path)
 
 
-@pytest.mark.parametrize("path", _params(True) + _params(False, CVC5_TOO_SLOW))
+@pytest.mark.parametrize("path", _params())
 def test_cvc5_answers_as_expected(path: Path) -> None:
     try:
         import cvc5  # noqa: F401
@@ -190,8 +291,7 @@ def test_cvc5_program_or_why_not() -> None:
 def test_only_a_recorded_model_that_still_holds_is_pinned() -> None:
     from alias_spec.semantics.theorems import all_theorems
 
-    recorded = json.loads((ROOT / "docs" / "data" / "theorems.json").read_text())["theorems"]
-    example = next(t for t in recorded if t["id"] == "satisfiable.flagtree")["counterexample"]
+    example = _recorded()["satisfiable.flagtree"]["counterexample"]
     theorem = next(t for t in all_theorems() if t.id == "satisfiable.flagtree")
     pinned = gen_smt._theorem_text(theorem, example)
     assert "pin the model" in pinned and "(assert (= 8 src_bits))" in pinned

@@ -2,15 +2,17 @@
 the differential test against the installed Triton's real C++ verifiers.
 
 Expected verdicts below come from Triton's behaviour (the releases' diagnostics, observed once
-and written down here), not from the code under test. Runtime on a 2-core machine: about 40 s
-with triton 3.6.0 installed (the differential run, about 1800 modules, each verified in a forked
-child), about 25 s without (the theorems, z3 and cvc5). The fast tier proves one theorem of each
-kind and leaves the full differential run to the slow tier (tests/difftest/test_triton_diff_cli.py runs
-a short one).
+and written down here), not from the code under test. Runtime on a 2-core machine: the
+differential run (triton 3.6.0 installed: about 1800 modules, each verified in a forked child)
+about 30 s; the theorems, one test each (``test_theorem_as_declared[<id>]``, z3 and cvc5), about
+a minute together, recipe_index.triton-3.8 the longest (about 25 s). The fast tier proves the
+cheap theorems of most kinds (FAST_THEOREMS) and leaves the full differential run to the slow
+tier (tests/difftest/test_triton_diff_cli.py runs a short one).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from typing import Any
@@ -26,7 +28,10 @@ from alias_spec.model.errors import RequestError
 from alias_spec.model.facts import FACTS, INVARIANTS, expand
 from alias_spec.model.interp import check_facts
 from alias_spec.model.request import parse_request
+from alias_spec.semantics import triton_theorems
+from alias_spec.semantics.theorems import Outcome
 from tests.paths import GPU_CORPUS, ROOT
+from tests.semantics.test_solver_files import check_theorem_file
 
 TRITON = ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9")
 OBSERVED_ON = ("triton-3.6", "triton-3.8", "triton-3.9")  # the releases of OBSERVED's columns
@@ -313,108 +318,110 @@ def test_committed_rows_are_what_the_installed_verifier_says() -> None:
 
 
 # The fast tier's theorems (id prefixes): the cheap ones of most kinds, the 3.6 witnesses the
-# tests below re-check included; proving all of them takes about two minutes on two cores.
+# tests below re-check included (about 3 s on two cores); the others are marked slow. One test
+# per theorem, so that pytest-xdist spreads them, each proved once per process (``proved``).
 FAST_THEOREMS = (
     "unsafe_accept.triton-3.6.",
     "contained.",
     "recipe_view.triton-3.6",
     "recipe_granule.triton-3.6",
 )
+THEOREMS = {t.id: t for t in triton_theorems.all_theorems()}
+# The issue's theorems, by name; every recipe on every release it is chosen for, with no
+# assumption beyond the lowering's. The others: proved or refuted as each declares.
+NAMED = {
+    "unsafe_accept.triton-3.6.reinterpret.contained": "proved",
+    "reinterpret_38.contained": "proved",
+    "reinterpret_38.safe": "finding",
+    "recipe_view.triton-3.6": "proved",
+    **{
+        f"recipe_{recipe}.{release}": "proved" for release in TRITON for recipe in ("view", "index")
+    },
+    "recipe_granule.triton-3.6": "proved",
+    "recipe_granule.triton-3.7": "proved",
+    "recipe_granule_stack.triton-3.6": "finding",
+}
 
 
-@pytest.fixture(
-    scope="module",
-    params=[
-        pytest.param(FAST_THEOREMS, id="fast"),
-        pytest.param(None, id="all", marks=pytest.mark.slow),
-    ],
-)
-def proved_here(request: pytest.FixtureRequest) -> tuple[str, ...] | None:
-    """The id prefixes of the theorems this tier proves (None: all of them)."""
-    return request.param
+@functools.cache
+def proved(tid: str) -> Outcome:
+    """The theorem decided by both solvers as ``alias-spec prove`` decides it (its smallest
+    witness recorded), once per process."""
+    return triton_theorems.prove_one(THEOREMS[tid], ("z3", "cvc5"))
 
 
-@pytest.fixture(scope="module")
-def outcomes(proved_here: tuple[str, ...] | None) -> dict[str, Any]:
-    from alias_spec.semantics import triton_theorems
-
-    if proved_here is None:
-        return {o.theorem.id: o for o in triton_theorems.prove(("z3", "cvc5"))}
-    return {
-        o.theorem.id: o
-        for prefix in proved_here
-        for o in triton_theorems.prove(("z3", "cvc5"), only=prefix)
-    }
+def test_the_named_theorems_exist() -> None:
+    assert set(NAMED) <= set(THEOREMS)
+    assert all(any(k.startswith(prefix) for k in THEOREMS) for prefix in FAST_THEOREMS)
 
 
-def test_theorems_as_declared(
-    outcomes: dict[str, Any], proved_here: tuple[str, ...] | None
-) -> None:
-    from alias_spec.semantics import triton_theorems
-
-    ids = {t.id for t in triton_theorems.all_theorems()}
-    assert set(outcomes) == {i for i in ids if proved_here is None or i.startswith(proved_here)}
-    for tid, o in outcomes.items():
-        assert o.status in ("proved", "finding"), (tid, o.solvers)
-        assert set(o.solvers.values()) <= {"holds", "refuted"}, tid
-    # The issue's theorems, by name (those this tier proves).
-    named = {
-        "unsafe_accept.triton-3.6.reinterpret.contained": "proved",
-        "reinterpret_38.contained": "proved",
-        "reinterpret_38.safe": "finding",
-        "recipe_view.triton-3.6": "proved",
-    }
-    # Every recipe on every release it is chosen for, with no assumption beyond the lowering's.
-    for release in ("triton-3.6", "triton-3.7", "triton-3.8", "triton-3.9"):
-        for recipe in ("view", "index"):
-            named[f"recipe_{recipe}.{release}"] = "proved"
-    named["recipe_granule.triton-3.6"] = "proved"
-    named["recipe_granule.triton-3.7"] = "proved"
-    named["recipe_granule_stack.triton-3.6"] = "finding"
-    for key, status in named.items():
-        if proved_here is None or key.startswith(proved_here):
-            assert outcomes[key].status == status, key
+def _witness_is_real(tid: str, o: Outcome) -> None:
+    request = o.counterexample["view"]["request"]
+    facts = parse_request(request).facts
+    assert check_facts(facts, o.theorem.profile).valid, (tid, request)
+    assert not check_facts(facts, "safe").valid, (tid, request)
 
 
-def test_witnesses_are_real_requests(outcomes: dict[str, Any]) -> None:
-    for tid, o in outcomes.items():
-        if not tid.startswith("unsafe_accept."):
-            continue
-        request = o.counterexample["view"]["request"]
-        facts = parse_request(request).facts
-        profile = o.theorem.profile
-        assert check_facts(facts, profile).valid, (tid, request)
-        assert not check_facts(facts, "safe").valid, (tid, request)
+def _smallest_overflow(tid: str, o: Outcome) -> None:
     # 3.6: a reinterpret larger than its source, minimal (1 byte viewed as 2). Several
     # requests tie at that size (2 x i1, 1 x f16, ...), so the bytes are what is pinned.
-    w = outcomes["unsafe_accept.triton-3.6.reinterpret.contained"].counterexample["view"]
+    w = o.counterexample["view"]
     f = parse_request(w["request"]).facts
     sizes = tuple(dsl.evaluate(expand(name), f) for name in ("src_bytes", "res_bytes"))
     assert sizes == (1, 2), w["request"]
 
 
-def test_reinterpret_38_findings_have_real_counterexamples(outcomes: dict[str, Any]) -> None:
-    if "reinterpret_38.safe" not in outcomes:
-        pytest.skip("the reinterpret_38 theorems are proved in the slow tier")
+def _unaligned_base(tid: str, o: Outcome) -> None:
     # Accepted by 3.8 and unsafe: the request re-parses to a counterexample of the claim.
-    safe = outcomes["reinterpret_38.safe"].counterexample["view"]["request"]
+    safe = o.counterexample["view"]["request"]
     facts = parse_request(safe).facts
     assert check_facts(facts, "triton-3.8").valid, safe
     assert check_facts(facts, "safe").rule_ids() == ["alias.base.aligned"], safe
-    sub = outcomes["reinterpret_38.subbyte"].counterexample["view"]["request"]
+
+
+def _subbyte_overflow(tid: str, o: Outcome) -> None:
+    sub = o.counterexample["view"]["request"]
     facts = parse_request(sub).facts
     assert check_facts(facts, "triton-3.8").valid, sub
     assert "alias.range.fits" in check_facts(facts, "safe").rule_ids(), sub
 
 
+# What a theorem's witness or counterexample must be (by id prefix), re-checked by the
+# interpreter on the request it stands for.
+WITNESS_CHECKS = {
+    "unsafe_accept.": _witness_is_real,
+    "unsafe_accept.triton-3.6.reinterpret.contained": _smallest_overflow,
+    "reinterpret_38.safe": _unaligned_base,
+    "reinterpret_38.subbyte": _subbyte_overflow,
+}
+
+
+@pytest.mark.parametrize(
+    "tid",
+    [
+        pytest.param(k, id=k, marks=[] if k.startswith(FAST_THEOREMS) else [pytest.mark.slow])
+        for k in THEOREMS
+    ],
+)
+def test_theorem_as_declared(tid: str) -> None:
+    o = proved(tid)
+    assert o.status in ("proved", "finding"), (tid, o.solvers)
+    assert set(o.solvers) == {"z3", "cvc5"}, tid
+    assert set(o.solvers.values()) <= {"holds", "refuted"}, tid
+    assert o.status == NAMED.get(tid, o.status), tid
+    check_theorem_file(o)
+    for prefix, check in WITNESS_CHECKS.items():
+        if tid.startswith(prefix):
+            check(tid, o)
+
+
 @pytest.mark.skipif(not (_installed_triton() or "").startswith("3.6."), reason="needs triton 3.6")
-def test_3_6_witnesses_verify_on_real_triton(outcomes: dict[str, Any]) -> None:
+def test_3_6_witnesses_verify_on_real_triton() -> None:
     from alias_spec.difftest.triton.runner import verify_modules
 
-    mods = [
-        (tid, case_gen.module(o.counterexample["view"]["request"]))
-        for tid, o in outcomes.items()
-        if tid.startswith("unsafe_accept.triton-3.6.")
-    ]
+    ids = [k for k in THEOREMS if k.startswith("unsafe_accept.triton-3.6.")]
+    # Read from the proofs test_theorem_as_declared made in this process (made here if it
+    # ran them elsewhere): the witnesses are the same theorems' smallest ones.
+    mods = [(k, case_gen.module(proved(k).counterexample["view"]["request"])) for k in ids]
     results = verify_modules(mods)
-    assert all(r["ok"] for r in results.values()), results
+    assert len(results) == len(ids) and all(r["ok"] for r in results.values()), results
