@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.paths import CASES as CASE_DIR
-from tests.paths import ROOT
+from tests.paths import ROOT, TESTS
 
 # Triton's compile cache keys a kernel by its jit sources, not by the frontend's builtins
 # (tle.gpu.alloc and the lowering), so a cached compile could hide a change to them: every
@@ -83,8 +83,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """In the fast tier, run one case of each parametrized test and lower each Hypothesis
     test's example count. Its own ``@settings`` fix the count (a settings profile cannot
     override them), so the settings Hypothesis reads when the test runs are replaced by a
-    child with fewer examples."""
+    child with fewer examples. In the full tier, start the slowest tests first."""
     if not _fast_tier(config):
+        _slowest_first(items)
         return
     _sample(config, items)
     from hypothesis import settings
@@ -99,6 +100,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fewer = max(FAST_MIN, current.max_examples // FAST_SHARE)
         if fewer < current.max_examples:
             test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
+
+
+def _slowest_first(items: list[pytest.Item]) -> None:
+    """Order the tests by their recorded seconds (tests/durations.json, written by ``python -m
+    tools.durations``), slowest first, the others after them in collection order: pytest-xdist
+    hands tests out in this order, so no worker is left alone with a long test at the end. Only
+    the order changes; every worker sorts the same collection the same way."""
+    path = TESTS / "durations.json"
+    try:
+        seconds = json.loads(path.read_text())["seconds"]
+    except (OSError, ValueError, KeyError):
+        return
+    rank = {node: -float(s) for node, s in seconds.items()}
+    items.sort(key=lambda item: rank.get(item.nodeid, 0.0))  # stable: the rest keep their order
 
 
 def load_case(path: Path) -> dict[str, Any]:
