@@ -68,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tier", default="full,fast", help="comma-separated: full, fast")
     p.add_argument("--no-write", action="store_true", help=f"do not append to {RECORD.name}")
+    p.add_argument("--junit", type=Path, help="keep the full tier's JUnit XML here (for "
+                   "python -m tools.durations)")  # fmt: skip
     args = p.parse_args(argv)
     tiers = [t for t in args.tier.split(",") if t]
     if not tiers or any(t not in COMMANDS for t in tiers):
@@ -88,7 +90,11 @@ def main(argv: list[str] | None = None) -> int:
                            cwd=clone, env=env, check=True)  # fmt: skip
         # .ci/run installs the packages: run it first, so the fast tier finds them.
         for tier in sorted(tiers, key=lambda t: t != "full"):
-            run[tier] = _run(tier, clone, env)
+            tier_env = dict(env)
+            if tier == "full" and args.junit:
+                # .ci/run's pytest line is CI's; the report is asked for from outside it.
+                tier_env["PYTEST_ADDOPTS"] = f"--junitxml={args.junit.resolve()}"
+            run[tier] = _run(tier, clone, tier_env)
     print(json.dumps(run, indent=1))
     if not args.no_write:
         doc = json.loads(RECORD.read_text()) if RECORD.is_file() else {"runs": []}
