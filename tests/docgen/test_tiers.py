@@ -89,7 +89,7 @@ def test_a_readme_without_the_block_is_exit_2(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "no block" in proc.stderr
 
 
-def test_the_checkout_has_the_block_and_a_record() -> None:
+def test_the_checkout_has_the_block_once() -> None:
+    # What it says is alias-spec dev tiers --check's to judge (CI runs it).
     text = (ROOT / "README.md").read_text()
     assert text.count(tiers.BEGIN) == 1 and text.count(tiers.END) == 1
-    assert tiers.latest(ROOT) is not None, "run python -m benchmarks.bench_tests"
