@@ -76,9 +76,11 @@ def render(full: int, fast: int, run: dict[str, Any] | None) -> str:
         if run is None or key not in run:
             return "not measured yet"
         r = run[key]
+        failed = f", {r['failed']} failed" if r.get("failed") else ""
+        note = f"; {run['conditions']}" if run.get("conditions") else ""
         return (f"{_minutes(r['seconds'])} for {what} on a clean {run['cpus']}-core clone "
                 f"({run['date']}, {run['commit'][:7]}; {r['passed']} passed, "
-                f"{r['skipped']} skipped)")  # fmt: skip
+                f"{r['skipped']} skipped{failed}{note})")  # fmt: skip
 
     rows = [
         BEGIN,

@@ -93,3 +93,11 @@ def test_the_checkout_has_the_block_once() -> None:
     # What it says is alias-spec dev tiers --check's to judge (CI runs it).
     text = (ROOT / "README.md").read_text()
     assert text.count(tiers.BEGIN) == 1 and text.count(tiers.END) == 1
+
+
+def test_a_failed_or_shared_run_says_so() -> None:
+    run = {"date": "2026-12-07", "commit": "abcdef0123", "cpus": 2, "conditions": "shared",
+           "full": {"seconds": 90.0, "passed": 3, "skipped": 0, "failed": 1, "exit": 1}}  # fmt: skip
+    text = tiers.render(4, 1, run)
+    assert "90 s for `.ci/run`" in text and "1 failed; shared)" in text
+    assert "not measured yet" in text  # no fast tier in that run
