@@ -12,17 +12,26 @@ At least 98% of the kernels are proved clean. ``expected.json`` is a snapshot of
 tests/plan/cases/realworld/expected.json`` over the unpacked ``h200/<lib>.tar.xz`` caches,
 one folder per library); the slow tier compares every kernel with it, the default tier a
 sample, each beside the independent truth above (``_check``).
+
+The slow tier judges the corpus as ``alias-spec plan DIR`` does (``batch.judge_kernels``, one
+worker process), in shards of about ``SHARD`` kernels of one library: each shard's tests share
+an ``xdist_group`` (pyproject's ``--dist=loadgroup`` keeps them on one pytest-xdist worker), and
+its first test judges the whole shard in one batch; each kernel's verdict is still a test of its
+own. A kernel the batch gave no verdict for (its worker died, it ran out of time) fails.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from alias_spec.plan import batch
 from tests.paths import PLAN_CASES
 
 HERE = PLAN_CASES / "realworld"
@@ -47,21 +56,99 @@ SAMPLE = (
 )
 
 
-@pytest.fixture(scope="module")
-def caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("realworld")
-    for lib in LIBRARIES:
-        with tarfile.open(HERE / "h200" / f"{lib}.tar.xz") as tar:
-            tar.extractall(root / lib, filter="data")
-    return root
-
-
 def _key(lib: str, folder: str) -> str:
     return f"{lib}/{folder}"
 
 
 def _folders() -> list[tuple[str, str]]:
     return [tuple(k.split("/", 1)) for k in sorted(SNAPSHOT["kernels"])]  # type: ignore[misc]
+
+
+# The slow tier's shards: each library's kernels in sorted order, cut into runs of about SHARD,
+# each judged by one worker process in one batch (on the pytest-xdist worker of its group).
+SHARD = 100
+
+
+def _shards() -> dict[str, list[tuple[str, str]]]:
+    out: dict[str, list[tuple[str, str]]] = {}
+    for lib in LIBRARIES:
+        mine = [k for k in _folders() if k[0] == lib]
+        n = -(-len(mine) // SHARD)
+        for i in range(n):
+            out[f"realworld-{lib}-{i}"] = mine[i * len(mine) // n : (i + 1) * len(mine) // n]
+    return out
+
+
+SHARDS = _shards()
+SHARD_OF = {kernel: name for name, kernels in SHARDS.items() for kernel in kernels}
+
+
+class Corpus:
+    """The libraries' caches, each unpacked when first needed, and the verdicts of the shards
+    judged so far in this process (a pytest-xdist worker, or the whole run without ``-n``)."""
+
+    def __init__(self, root: Path, selected: set[tuple[str, str]]) -> None:
+        self.root = root
+        self.selected = selected  # the kernels whose tests this session runs
+        self.unpacked: set[str] = set()
+        self.records: dict[str, dict[str, Any]] = {}
+        self.missing: dict[str, str] = {}  # kernel -> why it has no verdict
+        self.judged: set[str] = set()  # shards
+
+    def library(self, lib: str) -> Path:
+        if lib not in self.unpacked:
+            with tarfile.open(HERE / "h200" / f"{lib}.tar.xz") as tar:
+                tar.extractall(self.root / lib, filter="data")
+            self.unpacked.add(lib)
+        return self.root / lib
+
+    def record(self, lib: str, folder: str) -> dict[str, Any]:
+        """The judge tool's record of the kernel, judged with the rest of its shard."""
+        shard = SHARD_OF[(lib, folder)]
+        if shard not in self.judged:
+            self.judged.add(shard)
+            self._judge([k for k in SHARDS[shard] if k in self.selected or k == (lib, folder)])
+        key = _key(lib, folder)
+        if key not in self.records:
+            pytest.fail(f"{key}: no verdict: {self.missing.get(key, 'the batch gave none')}")
+        return self.records[key]
+
+    def _judge(self, shard: list[tuple[str, str]]) -> None:
+        """Judge the kernels as ``alias-spec plan DIR`` does: one worker process, one batch."""
+        kernels: list[batch.KernelFiles] = []
+        keys: list[str] = []
+        for lib, folder in shard:
+            try:
+                (kernel,) = batch.find_kernels(self.library(lib) / folder)
+            except (ValueError, OSError) as exc:  # none, or more than one: as judge_one says
+                self.missing[_key(lib, folder)] = f"{type(exc).__name__}: {exc}"
+                continue
+            kernels.append(kernel)
+            keys.append(_key(lib, folder))
+        try:
+            with contextlib.closing(batch.judge_kernels(kernels, jobs=1)) as stream:
+                for index, verdict in stream:
+                    folder = Path(kernels[index].ttgir).parent
+                    self.records[keys[index]] = judge.record(verdict, folder)
+        except Exception as exc:  # the batch itself failed: every kernel left says why
+            for key in keys:
+                self.missing.setdefault(key, f"the batch failed: {type(exc).__name__}: {exc}")
+
+
+@pytest.fixture(scope="module")
+def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    selected = {(item.callspec.params["lib"], item.callspec.params["folder"])
+                for item in request.session.items
+                if getattr(item, "originalname", None) == "test_kernel_verdict"
+                and item.parent is request.node}  # fmt: skip
+    return Corpus(tmp_path_factory.mktemp("realworld"), selected)
+
+
+@pytest.fixture(scope="module")
+def caches(corpus: Corpus) -> Path:
+    for lib in LIBRARIES:
+        corpus.library(lib)
+    return corpus.root
 
 
 def _shared(meta_dir: Path) -> int | None:
@@ -75,9 +162,7 @@ def _shared(meta_dir: Path) -> int | None:
     return None
 
 
-def _check(caches: Path, lib: str, folder: str) -> None:
-    d = caches / lib / folder
-    rec = judge.judge_one(str(d))
+def _check(rec: dict[str, Any], d: Path, lib: str, folder: str) -> None:
     said = rec.get("findings", []) + rec.get("notes", []) + [rec.get("error", "")]
     # The independent truth: no finding on a kernel whose op matched its reference, except
     # that a plan larger than sm_90 allows cannot launch (Triton's own metadata says so).
@@ -92,17 +177,26 @@ def _check(caches: Path, lib: str, folder: str) -> None:
         assert judge._reason(rec["notes"][0]) == want["reason"], said
 
 
+def _kernel_params() -> list[Any]:
+    return [pytest.param(lib, folder, id=f"{lib}/{folder[:12]}",
+                         marks=pytest.mark.xdist_group(SHARD_OF[(lib, folder)]))
+            for lib, folder in _folders()]  # fmt: skip
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("lib,folder", _folders(), ids=[f"{a}/{b[:12]}" for a, b in _folders()])
-def test_kernel_verdict(caches: Path, lib: str, folder: str) -> None:
-    _check(caches, lib, folder)
+@pytest.mark.parametrize("lib,folder", _kernel_params())
+def test_kernel_verdict(corpus: Corpus, lib: str, folder: str) -> None:
+    rec = corpus.record(lib, folder)
+    _check(rec, corpus.root / lib / folder, lib, folder)
 
 
 def test_sampled_kernels(caches: Path) -> None:
     statuses = {SNAPSHOT["kernels"][k]["status"] for k in SAMPLE}
     assert statuses == {str(s) for s in SNAPSHOT["summary"]["status"]}, statuses
     for key in SAMPLE:
-        _check(caches, *key.split("/", 1))
+        lib, folder = key.split("/", 1)
+        d = caches / lib / folder
+        _check(judge.judge_one(str(d)), d, lib, folder)  # in this process
 
 
 def test_snapshot_is_complete_and_mostly_clean(caches: Path) -> None:

@@ -36,7 +36,9 @@ def _reason(message: str) -> str:
     return m.group(1) if m else message[:60]
 
 
-def _record(verdict: batch.KernelVerdict, folder: Path) -> dict[str, Any]:
+def record(verdict: batch.KernelVerdict, folder: Path) -> dict[str, Any]:
+    """The row of one verdict: status, findings and notes (or the error), timing and the
+    metadata the snapshot and ``test_plan_realworld.py`` read."""
     rec: dict[str, Any] = {"status": verdict.status}
     if verdict.error is not None:
         rec["error"] = verdict.error
@@ -52,7 +54,7 @@ def _record(verdict: batch.KernelVerdict, folder: Path) -> dict[str, Any]:
 def judge_one(folder: str) -> dict[str, Any]:
     """The verdict of the one kernel in ``folder``, in this process."""
     (kernel,) = batch.find_kernels(folder)
-    return _record(batch.judge_files(kernel), Path(folder))
+    return record(batch.judge_files(kernel), Path(folder))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     stream = batch.judge_kernels([k for _, k in found], args.jobs, None, args.timeout)
     for done, (index, verdict) in enumerate(stream, 1):
         lib = found[index][0]
-        rec = _record(verdict, Path(verdict.file).parent)
+        rec = record(verdict, Path(verdict.file).parent)
         rec["library"] = lib
         rows[index] = rec
         said = (rec.get("findings") or rec.get("notes") or [rec.get("error", "")])[:1]
