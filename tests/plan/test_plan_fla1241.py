@@ -35,6 +35,7 @@ say so on issue 28.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -61,9 +62,10 @@ def expected(name: str) -> tuple[str, set[str], set[str]]:
     return "partial", set(), {"race.unjudged"}
 
 
+@functools.cache
 def _pythons() -> dict[str, str]:
     """Interpreters by release ("3.6", "3.7"): this one, and those ALIAS_SPEC_TRITON_PYTHONS
-    names."""
+    names (asked once per session: each test of a release reads them)."""
     out = {}
     extra = os.environ.get("ALIAS_SPEC_TRITON_PYTHONS", "").split(os.pathsep)
     for python in [sys.executable, *filter(None, extra)]:
@@ -112,13 +114,15 @@ def test_failing_shape_is_partial_for_races_alone(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("release", ["3.6", "3.7"])
-def test_every_variant_and_config(tmp_path: Path, release: str) -> None:
-    """All 18 kernels (3 shapes x fla's 6 Hopper configurations) on one release."""
+def test_every_variant_and_config(tmp_path: Path, release: str, variant: str) -> None:
+    """All 18 kernels (3 shapes x fla's 6 Hopper configurations) on one release, a shape per
+    test."""
     python = _pythons().get(release)
     if python is None:
         pytest.skip(f"no Triton {release} interpreter in ALIAS_SPEC_TRITON_PYTHONS")
-    names = [f"{v}-w{w}-s{s}" for v in VARIANTS for w, s in CONFIGS]
+    names = [f"{variant}-w{w}-s{s}" for w, s in CONFIGS]
     folder = _compile(python, tmp_path, names)
     assert folder.name == release
     _check(_judge(folder, python, names), names, release)
