@@ -47,12 +47,19 @@ def _param(name: str, case: Any) -> Any:
     return pytest.param(name)
 
 
-@pytest.mark.parametrize("name", [_param(n, c) for n, c in _cases().items()])
-def test_verdict(name: str) -> None:
+@cache
+def _report(name: str) -> Any:
+    """The kernel's report, judged once per process (test_verdict and the message tests
+    read it; none changes it)."""
     from alias_spec.plan import check_compiled
 
+    return check_compiled(_compiled(name))
+
+
+@pytest.mark.parametrize("name", [_param(n, c) for n, c in _cases().items()])
+def test_verdict(name: str) -> None:
     case = _cases()[name]
-    report = check_compiled(_compiled(name))
+    report = _report(name)
     said = [x.message for x in report.findings + report.notes]
     assert report.status == case.expect, said
     if case.corrupts:
@@ -60,9 +67,7 @@ def test_verdict(name: str) -> None:
 
 
 def _messages(name: str) -> list[str]:
-    from alias_spec.plan import check_compiled
-
-    report = check_compiled(_compiled(name))
+    report = _report(name)
     return [x.message for x in report.findings + report.notes]
 
 

@@ -7,6 +7,7 @@ partial says why in ``PARTIAL`` (the reason must be the first note's)."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import re
@@ -44,6 +45,13 @@ PARTIAL = {
 def _load(release: str, name: str) -> dict[str, Any]:
     with gzip.open(CORPUS / release / f"{name}.json.gz", "rt", encoding="utf-8") as f:
         return json.load(f)
+
+
+@functools.cache
+def _judged(release: str, name: str) -> Report:
+    """The report of a corpus kernel as compiled, judged once per process: the corpus tests
+    and the mutant tests' controls read it (none changes it)."""
+    return _judge(_load(release, name))
 
 
 def _judge(rec: dict[str, Any], llir: str | None = None) -> Report:
@@ -161,14 +169,14 @@ def test_tma_without_the_ttgir_is_partial() -> None:
 
 @pytest.mark.parametrize("release,name", [(r, n) for r in RELEASES for n in CLEAN])
 def test_hopper_kernel_is_proved_clean(release: str, name: str) -> None:
-    report = _judge(_load(release, name))
+    report = _judged(release, name)
     assert report.status == "clean", [n.message for n in report.notes[:3]]
     assert not report.findings
 
 
 @pytest.mark.parametrize("release,name", [(r, n) for r in RELEASES for n in PARTIAL])
 def test_hopper_kernel_partial_for_its_named_reason(release: str, name: str) -> None:
-    report = _judge(_load(release, name))
+    report = _judged(release, name)
     assert report.status == "partial", [f.message for f in report.findings]
     assert PARTIAL[name] in report.notes[0].message
     # Never for the descriptors or the boxes: those are modelled.
@@ -188,7 +196,7 @@ def test_tma_box_moved_past_its_buffer_is_caught() -> None:
     """The A copy of stage 1 moved to 90112: its first bytes still lie inside ttg.shared
     (98328), its 16 KiB box does not. Only the box's size tells."""
     rec = _load("3.6", "matmul_desc_s3")
-    assert _judge(rec).status == "clean"
+    assert _judged("3.6", "matmul_desc_s3").status == "clean"
     llir = _mutate(rec["llir"], "@global_smem, i32 16384), ptr %28,",
                    "@global_smem, i32 90112), ptr %28,")  # fmt: skip
     report = _judge(rec, llir)
@@ -214,7 +222,7 @@ def test_attention_wgmma_operand_moved_past_its_buffer_is_caught(step: int, role
     past the end; by 8 KiB the first byte too. Its address is exact: a finding, never clean,
     against Q's own buffer [49152, 65536)."""
     rec = _load("3.6", "attention_fwd_d64")
-    assert _judge(rec).status == "clean"
+    assert _judged("3.6", "attention_fwd_d64").status == "clean"
     llir = _mutate(rec["llir"], "%205 = and i32 %204, 16383,",
                    f"%moved = add i32 %204, {step}\n  %205 = and i32 %moved, 16383,")  # fmt: skip
     report = _judge(rec, llir)
@@ -258,7 +266,7 @@ def test_persistent_matmul_tma_box_moved_past_its_buffer_is_caught(offset: int) 
     where that runs out of time (a loaded machine) the verdict is a note naming the copy,
     never clean."""
     rec = _load("3.6", "persistent_matmul_desc")
-    assert _judge(rec).status == "clean"
+    assert _judged("3.6", "persistent_matmul_desc").status == "clean"
     llir = _mutate(rec["llir"], "@global_smem, i32 16384), ptr %28,",
                    f"@global_smem, i32 {offset}), ptr %28,")  # fmt: skip
     report = _judge(rec, llir)
