@@ -54,6 +54,26 @@ FULL_ONLY = (
     # Seconds each; the fast tier judges the plan soundness cases, whose mutants these are.
     "tests/plan/test_plan_corpus.py::test_mutation_score_is_100_percent",
     "tests/plan/test_plan_corpus.py::test_cut_mutant_needs_liveness_through_views",
+    # Seconds each, waiting out a deliberate time limit or a killed process; the fast tier
+    # keeps one of each kind (ir/test_procs.py's group kill, plan_dir's dead worker).
+    "tests/plan/test_plan_dir.py::test_a_kernel_past_its_timeout_is_an_error_and_its_processes",
+    "tests/plan/test_plan_runner.py::test_past_its_time_the_worker_is_killed",
+    "tests/ir/test_procs.py::test_the_scratch_of_a_killed_process_is_swept",
+    "tests/ir/test_procs.py::test_a_served_worker_past_its_time_is_killed",
+    "tests/ir/test_procs.py::test_endless_stderr_does_not_hold_off_the_time_limit",
+    # Each collects the whole suite or runs gen in a subprocess for one bad input; the fast
+    # tier keeps the good path (test_counts_are_what_pytest_collects, test_gen's bad roots).
+    "tests/docgen/test_tiers.py::test_a_readme_without_the_block_is_exit_2",
+    "tests/docgen/test_tiers.py::test_a_broken_test_tree_is_one_line_exit_2",
+    "tests/backends/test_compiler_patch.py::test_an_unreadable_case_is_one_line",
+    "tests/benchmarks/test_benchmark_outputs.py::test_price_benchmark_leaves_the_committed",
+    "tests/plan/test_plan_triton_lit.py::test_runner_leaves_no_temporary_files",
+    # Seconds each; a cheaper test of the same verdict stays: a planted generator slip
+    # (test_mutation.py's sample), a missing proxy fence (test_plan_async_truth.py), a partial
+    # verdict with its reason (test_plan_async_truth.py's protocol that does not add up).
+    "tests/difftest/test_campaigns_cmd.py::test_a_broken_engine_is_reported",
+    "tests/plan/test_plan_races.py::test_deleting_a_proxy_fence_is_a_proxy_race",
+    "tests/plan/test_plan_hopper.py::test_hopper_kernel_partial_for_its_named_reason",
 )
 
 

@@ -30,6 +30,9 @@ from alias_spec.model.request import parse_request
 from alias_spec.model.unknown import unjudged_rules
 from tests.paths import ROOT
 
+# One worker builds the MLIR testbed and runs its tests; the other is not held on its lock.
+pytestmark = pytest.mark.xdist_group("mlir_testbed")
+
 PATCH = ROOT / gen_patch.ROOT
 LIT = sorted((PATCH / "test").rglob("*.mlir"))
 PROFILES = mlir_engine.PROFILES

@@ -62,7 +62,7 @@ def classify(d: rd.Divergence) -> str | None:
 @pytest.mark.parametrize(
     "n,seed,z3_every",
     [
-        pytest.param(3_000, 1, 100, id="dev"),
+        pytest.param(1_200, 1, 100, id="dev"),
         pytest.param(campaigns.SIZES["requests"].sample, 0, None, id="ci"),
     ],
 )
