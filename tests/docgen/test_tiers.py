@@ -98,6 +98,22 @@ def test_the_checkout_has_the_block_once() -> None:
 def test_a_failed_or_shared_run_says_so() -> None:
     run = {"date": "2026-12-07", "commit": "abcdef0123", "cpus": 2, "conditions": "shared",
            "full": {"seconds": 90.0, "passed": 3, "skipped": 0, "failed": 1, "exit": 1}}  # fmt: skip
-    text = tiers.render(4, 1, run)
+    text = tiers.render(4, 1, {"full": run})
     assert "90 s for `.ci/run`" in text and "1 failed; shared)" in text
     assert "not measured yet" in text  # no fast tier in that run
+
+
+def test_each_tier_shows_its_own_newest_run(tmp_path: Path) -> None:
+    old = {"date": "2026-12-06", "commit": "a" * 40, "cpus": 2,
+           "full": {"seconds": 1500.0, "passed": 3, "skipped": 0},
+           "fast": {"seconds": 200.0, "passed": 1, "skipped": 0}}  # fmt: skip
+    fast = {"date": "2026-12-07", "commit": "b" * 40, "cpus": 2,
+            "fast": {"seconds": 80.0, "passed": 1, "skipped": 0}}  # fmt: skip
+    ci = {"date": "2026-12-07", "commit": "c" * 40, "cpus": 2, "where": "in CI",
+          "full": {"seconds": 686.0}}  # fmt: skip
+    record = tmp_path / tiers.RECORD
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"runs": [fast, ci, old]}))
+    text = tiers.render(4, 1, tiers.latest(tmp_path))
+    assert "80 s for the tier on a clean 2-core clone (2026-12-07, bbbbbbb; 1 passed" in text
+    assert "11.4 min for `.ci/run` in CI (2026-12-07, ccccccc)" in text
