@@ -13,6 +13,7 @@ catalogue, the fact vocabulary, the search's own code and z3's version.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -359,11 +360,24 @@ def _home_profiles(rule_id: str) -> list[str]:
 @cache
 def boundary_cases(timeout_ms: int = 1500) -> tuple[Case, ...]:
     """The boundary cases (``compute_boundary_cases``), read from the cache when it holds
-    them for this catalogue and code, else computed and stored there."""
+    them for this catalogue and code, else computed and stored there. One process computes
+    them at a time: the others (test workers) wait for its file rather than repeat the work."""
     path = cache_path(timeout_ms)
     got = _load(path)
     if got is not None:
         return got
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(path.with_name(path.name + ".lock"), "w")  # noqa: SIM115 (held below)
+    except OSError:  # no writable cache: compute, unshared
+        return _compute_and_store(path, timeout_ms)
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        got = _load(path)  # the process that held the lock may have stored them
+        return got if got is not None else _compute_and_store(path, timeout_ms)
+
+
+def _compute_and_store(path: Path, timeout_ms: int) -> tuple[Case, ...]:
     _TIMEOUTS[0] = 0
     out = compute_boundary_cases(timeout_ms)
     if _TIMEOUTS[0] <= MAX_TIMEOUTS_CACHED:

@@ -20,7 +20,8 @@ The memory space ``global`` is written as a string attribute the verifier does n
 it cannot be a fact engine: it judges IR written from a request's types).
 
 The driver is found through ``ALIAS_SPEC_MLIR_OPT`` (a built ``tle-alias-opt``), else built
-from ``compiler_patch/`` under the current directory into ``build/compiler_patch/``.
+from ``compiler_patch/`` under the current directory into the user's cache (the C++ engine's,
+``cpp_engine.cache_dir``), in a folder named by the sources' hash: clones of one tree share it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from typing import Any
 
 from alias_spec.backends import gen_patch
 from alias_spec.engines.base import RequestEngine, RequestOutcome
+from alias_spec.engines.cpp_engine import cache_dir
 from alias_spec.model.catalogue import RULES
 from alias_spec.model.errors import RequestError
 
@@ -46,7 +48,6 @@ TOOL = "tle-alias-opt"
 ENV = "ALIAS_SPEC_MLIR_OPT"
 INSTALL = "apt-get install libmlir-19-dev mlir-19-tools llvm-19-dev cmake ninja-build"
 PATCH = "compiler_patch"
-BUILD = "build/compiler_patch"
 PROFILES = gen_patch.LIT_PROFILES  # the two builds of the verifier the driver holds
 # What the build reads: a change to any of them rebuilds.
 SOURCES = ("testbed", "verifier", "ods")
@@ -89,6 +90,11 @@ def _llvm_prefix() -> Path | None:
     return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
 
+def build_dir(patch: Path) -> Path:
+    """Where ``driver`` builds ``patch``: the user's cache, one folder per state of the sources."""
+    return cache_dir() / f"mlir-testbed-{source_hash(patch)[:20]}"
+
+
 def source_hash(patch: Path) -> str:
     """A hash of every file the build reads under ``patch`` and of the MLIR it builds on."""
     key = hashlib.sha256()
@@ -97,9 +103,12 @@ def source_hash(patch: Path) -> str:
             if path.is_file():
                 key.update(path.relative_to(patch).as_posix().encode() + b"\0")
                 key.update(hashlib.sha256(path.read_bytes()).digest())
-    version = subprocess.run(
-        ["llvm-config-19", "--version"], capture_output=True, text=True, check=False
-    ).stdout
+    try:
+        version = subprocess.run(
+            ["llvm-config-19", "--version"], capture_output=True, text=True, check=False
+        ).stdout
+    except OSError:  # no MLIR here: build() says so in one line
+        version = ""
     key.update(version.encode())
     return key.hexdigest()
 
@@ -157,7 +166,7 @@ def build(patch: Path, build: Path) -> Path:
 
 def driver(root: Path | None = None) -> Path:
     """``$ALIAS_SPEC_MLIR_OPT``, else the driver built from ``root``'s ``compiler_patch/``
-    (default: the current directory) into ``root/build/compiler_patch``."""
+    (default: the current directory) into ``build_dir``."""
     given = os.environ.get(ENV)
     if given:
         path = Path(given)
@@ -169,7 +178,7 @@ def driver(root: Path | None = None) -> Path:
         raise MlirEngineError(
             f"no {PATCH}/ under {base}: run from a checkout of tle-alias-spec or set {ENV}"
         )
-    return build(base / PATCH, base / BUILD)
+    return build(base / PATCH, build_dir(base / PATCH))
 
 
 # --- running ----------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def driver() -> Path:
     why = mlir_engine.missing()
     if why is not None:
         pytest.skip(why)
-    return mlir_engine.build(PATCH, ROOT / mlir_engine.BUILD)
+    return mlir_engine.build(PATCH, mlir_engine.build_dir(PATCH))
 
 
 def _profile(path: Path) -> str:
