@@ -41,7 +41,6 @@ FAST_WHOLE = {
     "tests/compat/lint/test_lint_compat.py",
     "tests/plan/test_plan_cases.py",
     "tests/semantics/test_theorems.py",
-    "tests/semantics/test_triton_profiles.py",
 }
 # Run by the full tier only: seconds each, and what they check has a cheaper test in the fast
 # tier (the docs pages' text in test_docs.py, the C++ engine in test_fast_tier.py).
@@ -74,6 +73,14 @@ FULL_ONLY = (
     "tests/difftest/test_campaigns_cmd.py::test_a_broken_engine_is_reported",
     "tests/plan/test_plan_races.py::test_deleting_a_proxy_fence_is_a_proxy_race",
     "tests/plan/test_plan_hopper.py::test_hopper_kernel_partial_for_its_named_reason",
+    # Tests of the test harnesses and of the benchmarks' printing, and more tile shapes of one
+    # frontend path: the harness's verdict itself (the mutation sample's score, the planned
+    # attention kernel) stays in the fast tier.
+    "tests/difftest/test_mutation.py::test_every_mutation_changes_the_generated_code",
+    "tests/difftest/test_mutation.py::test_a_weak_suite_scores_below_100",
+    "tests/benchmarks/test_bench_plan.py::test_races_time_the_race_check_apart_with_its_verdict",
+    "tests/frontend/test_reuse_attention.py::test_other_tile_shape",
+    "tests/frontend/test_reuse_attention.py::test_late_matches_planned",
 )
 
 

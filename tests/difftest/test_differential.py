@@ -107,7 +107,7 @@ def test_boundary_cases_all_engines_and_the_z3_solver(step: int) -> None:
 
 @needs_cxx
 @pytest.mark.parametrize(
-    "scale", [pytest.param(10, id="dev"), pytest.param(campaigns.SIZES["engines"].sample, id="ci")]
+    "scale", [pytest.param(5, id="dev"), pytest.param(campaigns.SIZES["engines"].sample, id="ci")]
 )
 def test_campaign_sample(scale: int) -> None:
     # A seeded sample of the million-case campaign (``alias-spec dev campaigns engines --full``
