@@ -155,6 +155,46 @@ def statements(text: str) -> list[str]:
     return out
 
 
+def retries(text: str, wait: str, dst: str) -> bool:
+    """Whether the wait statement ``wait`` of an inline asm ``text`` is retried until it
+    succeeds: a label, then the wait, then ``@!dst bra LABEL`` back to that label, with nothing
+    between the label and the branch that leaves the loop (another branch, ``ret``, ``exit``)
+    or writes ``dst`` again. A label moved past its branch makes the branch jump forward: one
+    try, whose failure falls through as if the phase had completed."""
+    items: list[tuple[str, str]] = []  # ("label", name) or ("stmt", text), in order
+    for raw in re.split(r"[;\n]", re.sub(r"//[^\n]*", "", text)):
+        rest = raw.strip()
+        while m := re.match(r"^(?:[{}]\s*|([\w$]+):\s*)", rest):
+            if m.group(1):
+                items.append(("label", m.group(1)))
+            rest = rest[m.end() :].strip()
+        if rest and not rest.startswith("."):
+            items.append(("stmt", rest))
+    waits = [i for i, (k, t) in enumerate(items) if k == "stmt" and t == wait]
+    if len(waits) != 1:
+        return False
+    at = waits[0]
+    branch = re.compile(rf"^@!\s*{re.escape(dst)}\s+bra(?:\.uni)?\s+([\w$]+)$")
+    for j in range(at + 1, len(items)):
+        kind, t = items[j]
+        if kind != "stmt":
+            continue
+        m = branch.match(t)
+        if m is None:
+            op = t.lstrip("@!").split()
+            writes = len(op) > 1 and op[1].rstrip(",") == dst
+            if writes or re.search(r"\b(?:bra|ret|exit|trap)\b", t):
+                return False
+            continue
+        labels = [i for i, (k, name) in enumerate(items) if k == "label" and name == m.group(1)]
+        if len(labels) != 1 or labels[0] > at:
+            return False
+        # Nothing between the label and the wait may leave the loop either.
+        return not any(k == "stmt" and re.search(r"\b(?:bra|ret|exit|trap)\b", t)
+                       for k, t in items[labels[0] + 1 : at])  # fmt: skip
+    return False
+
+
 class _Reader:
     """The mbarrier operations of one instruction (inline PTX)."""
 
@@ -238,8 +278,7 @@ class _Reader:
             if predicated:
                 return f"{name} run by some threads only (a predicate)"
             dst = statement.split()[1].rstrip(",") if len(statement.split()) > 1 else ""
-            retry = re.search(rf"@!\s*{re.escape(dst)}\s+bra(?:\.uni)?\s+(\w+)", self.text)
-            if not dst or retry is None or retry.group(1) + ":" not in self.text:
+            if not dst or not retries(self.text, statement, dst):
                 # A single try returns its result to LLVM code: the loop is not followed there.
                 return f"{name} without its retry loop (its result is not followed)"
             p = self.arg(rest[0]) if rest else None
