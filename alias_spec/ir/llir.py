@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import faulthandler
+import functools
 import gc
 import os
 import pickle
@@ -27,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from alias_spec.ir.procs import fork_tied
 
@@ -123,6 +124,7 @@ class Function:
     attributes: str  # the function's attributes as LLVM prints them
     threads: int | None = None  # the block size its nvvm.reqntid / maxntid attribute gives
     linkage: str = "external"  # "internal" / "private": only callable from this module
+    datalayout: str = ""  # its module's target datalayout ("" where it states none)
 
 
 @dataclass
@@ -298,6 +300,65 @@ def _raw(llvm: Any) -> _Raw | None:
         except (AttributeError, OSError, TypeError, ValueError):
             _RAW.append(None)
     return _RAW[0]
+
+
+# --- sizes of types ------------------------------------------------------------------------------
+
+# The layout Triton gives its NVIDIA modules, for text that states none (a hand-written
+# excerpt): LLVM's own default would make a shared pointer 8 bytes where Triton's are 4.
+NVPTX_LAYOUT = (
+    "e-p3:32:32-p4:32:32-p5:32:32-p6:32:32-p7:32:32"
+    "-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+)
+
+# Type syntax only (and a layout's): no other text reaches LLVM's parser from here.
+_TYPE_TEXT = re.compile(r"[\w .<>\[\]{}(),*]{1,1000}")
+_LAYOUT_TEXT = re.compile(r"[\w:.\-]{0,1000}")
+
+
+class TypeBytes(NamedTuple):
+    """An LLVM type's sizes under a data layout, as LLVM's ``DataLayout`` defines them."""
+
+    store: int  # the bytes a load or store of it touches (getTypeStoreSize)
+    alloc: int  # its stride in an array or a getelementptr (getTypeAllocSize)
+
+
+@functools.cache
+def _target_data(layout: str) -> Any:
+    return _llvm().create_target_data(layout)
+
+
+@functools.lru_cache(maxsize=4096)
+def type_bytes(ty: str, datalayout: str = "") -> TypeBytes | None:
+    """LLVM's sizes of the type spelled ``ty`` under ``datalayout`` (``NVPTX_LAYOUT`` when
+    empty), asked of LLVM itself and cached per type, so an access costs a dictionary look-up.
+    None for text that is not a sized type (void, a named struct, a typo)."""
+    ty, layout = ty.strip(), datalayout or NVPTX_LAYOUT
+    # A scalable vector has no fixed size: LLVM aborts the process when asked for one.
+    if not _TYPE_TEXT.fullmatch(ty) or "vscale" in ty or not _LAYOUT_TEXT.fullmatch(layout):
+        return None
+    llvm = _llvm()
+    try:
+        mod = llvm.parse_assembly(f'target datalayout = "{layout}"\n@v = external global {ty}\n')
+    except RuntimeError:
+        return None
+    try:
+        t = mod.get_global_variable("v").global_value_type
+        td = _target_data(layout)
+        alloc = td.get_abi_size(t)
+        # llvmlite exposes the alloc size only; the store size is LLVM's size in bits rounded
+        # up to bytes. A scalar's or vector's size in bits is its primitive width: a vector is
+        # laid out as the one integer of N x M bits it bitcasts to (LangRef, "Vector Type"), so
+        # <32 x i1> stores in 4 bytes while [32 x i1] takes 32, each element its alloc size.
+        bits = t.type_width
+        if not bits and t.is_vector:  # a vector of pointers: N x the pointer's bits
+            bits = t.element_count * 8 * td.get_abi_size(next(iter(t.elements)))
+        # Arrays, structs and pointers: LLVM's size is already whole bytes, padding included
+        # (the alloc size; a pointer's ABI alignment is its size in Triton's layouts).
+        store = (bits + 7) // 8 if bits else alloc
+        return TypeBytes(store, alloc) if 0 <= store <= alloc else None  # else: wrapped past 2^64
+    finally:
+        mod.close()
 
 
 @contextlib.contextmanager
@@ -660,6 +721,7 @@ def _convert(mod: Any, text: str) -> Module:
     declarations: list[str] = []
     total = 0
     raw = _raw(_llvm())
+    layout = mod.data_layout
     for fn in mod.functions:
         if fn.is_declaration:
             declarations.append(fn.name)
@@ -681,6 +743,8 @@ def _convert(mod: Any, text: str) -> Module:
         if total > MAX_INSTRUCTIONS:
             raise LlirError(f"more than {MAX_INSTRUCTIONS} instructions")
         functions.append(f)
+    for f in functions:
+        f.datalayout = layout
     return Module(functions, declarations, metadata)
 
 

@@ -309,7 +309,8 @@ def _instruction_accesses(ins: Instruction, ev: Evaluator, out: list[Access], un
         ty = ins.type if sized is None else ops[sized].type
         if ptr.type.startswith("ptr addrspace(3)"):
             out.append(Access(no, ins.column, "atomic" if op in ("atomicrmw", "cmpxchg")
-                              else op, type_size(ty), ev.operand(ptr), ins.dbg))  # fmt: skip
+                              else op, type_size(ty, ev.fn.datalayout), ev.operand(ptr),
+                              ins.dbg))  # fmt: skip
         elif ev.uses_shared(ptr):
             unread.append(f"line {no}: the {op} through a {_space(ptr.type)} pointer "
                           "computed from a shared address (not modelled)")  # fmt: skip

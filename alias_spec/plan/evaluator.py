@@ -27,13 +27,13 @@ from alias_spec.plan.taint import (
     SMEM,
     VECTOR,
     aggregate,
+    alloc_size,
     asm_pass_through,
     back_edges,
     elem_type,
     find_taint,
     int_width,
     shared_type,
-    type_size,
     uses_smem,
 )
 from alias_spec.plan.terms import WIDTH, Access, Value, as_bool, bv_size, fit, name_of
@@ -732,7 +732,7 @@ class Evaluator:
                 ty = elem_type(ty)
                 if ty is None:
                     return self._opaque(WIDTH, "gep")
-            size = type_size(ty)
+            size = alloc_size(ty, self.fn.datalayout)  # a GEP steps by alloc sizes
             if size is None:
                 return self._opaque(WIDTH, "gep")
             iv = self.operand(idx)

@@ -253,7 +253,7 @@ def _table(fn: Function, warp: set[int]) -> dict[int, set[int] | None]:
         addr = _linear(fn, i.operands[1], warp)
         if addr is None or addr[1] != 0:
             continue  # the plan check proves such a store inside a buffer of its own
-        v, size = _int(i.operands[0]), type_size(i.operands[0].type)
+        v, size = _int(i.operands[0]), type_size(i.operands[0].type, fn.datalayout)
         if i.operands[0].type == "i8" and v is not None:
             held = out.setdefault(addr[0], set())
             if held is not None:

@@ -14,8 +14,8 @@ from alias_spec.ir.llir import (
     Instruction,
     Operand,
     split_top,
+    type_bytes,
 )
-from alias_spec.model.facts import elem_bytes
 from alias_spec.plan.terms import WIDTH
 
 SMEM = "global_smem"
@@ -25,24 +25,20 @@ _INT_TY = re.compile(r"^i(\d+)$")
 VECTOR = re.compile(r"<\s*(\d+)\s+x\s+(i\d+)\s*>")
 
 
-def type_size(ty: str) -> int | None:
-    """Store size in bytes of an LLVM type (None for what is not modelled)."""
-    ty = ty.strip()
-    m = _INT_TY.match(ty)
-    if m:
-        return elem_bytes(int(m.group(1)))  # an iN stores in ceil(N / 8) bytes
-    simple = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "ptr": 8}
-    if ty in simple:
-        return simple[ty]
-    if ty.startswith("ptr addrspace(3)"):
-        return 4
-    if ty.startswith("ptr addrspace("):
-        return 8
-    m = re.fullmatch(r"[<\[]\s*(\d+)\s+x\s+(.+?)\s*[>\]]", ty)
-    if m:
-        inner = type_size(m.group(2))
-        return None if inner is None else int(m.group(1)) * inner
-    return None
+def type_size(ty: str, datalayout: str = "") -> int | None:
+    """Bytes a load or store of the LLVM type ``ty`` touches, its store size under the module's
+    ``datalayout`` (None for what is not a sized type): LLVM's own answer, so a vector of
+    sub-byte elements packs (``<32 x i1>``: 4 bytes) where an array does not (``[32 x i1]``:
+    32)."""
+    got = type_bytes(ty, datalayout)
+    return None if got is None else got.store
+
+
+def alloc_size(ty: str, datalayout: str = "") -> int | None:
+    """The stride of ``ty`` in a getelementptr or an array (its alloc size: ``i24`` takes 4
+    bytes), under the module's ``datalayout``; None for what is not a sized type."""
+    got = type_bytes(ty, datalayout)
+    return None if got is None else got.alloc
 
 
 def elem_type(ty: str) -> str | None:
