@@ -1,9 +1,13 @@
-"""The plan's text cases (``tests/plan/cases/text/``): the format of their ``// EXPECT:`` lines,
-its one parser, and the judgment ``tests/plan/test_plan_cases.py`` compares them with.
+"""The plan's case files: the format of their ``// EXPECT:`` lines, its one parser, and the
+judgment ``tests/plan/test_plan_cases.py`` compares them with. Its readers: the text cases
+(``tests/plan/cases/text/``) and FlagTree's bugs rebuilt (``tests/plan/cases/flagtree/``), both
+judged by ``test_plan_cases.py``; the soundness variations (``cases/soundness/ttgir/``,
+``test_plan_soundness.py``); Triton's lit functions (``cases/triton_lit/``,
+``test_plan_triton_lit.py``, which judges each file once per release).
 
-A case is one TTGIR file, ``TOPIC/NAME.ttgir``: a complete module, a one-line ``//`` comment
-saying what it shows (and, for a kernel from elsewhere, a second saying where it comes from),
-and its expectations at the top as comment lines (the TTGIR reader skips them; every line
+A case is one TTGIR file (``TOPIC/NAME.ttgir`` in ``text/``): a complete module, a ``//``
+comment saying what it shows (one line in ``text/``; for a kernel from elsewhere, a second
+saying where it comes from), and its expectations at the top as comment lines (the TTGIR reader skips them; every line
 number below is one of the file as it stands, these lines included):
 
     // EXPECT: clean                  the verdict: proved clean (no finding, no note)
@@ -13,6 +17,14 @@ number below is one of the file as it stands, these lines included):
     // EXPECT: RULE @ LINE [LEVEL]    a finding, one line per finding: the findings are exactly
                                       these lines (counted); LEVEL is error (the default) or
                                       warning
+    // EXPECT-PARTIES: RULE @ LINE: NAME; NAME
+                                      the buffers each finding RULE @ LINE (one of the EXPECT
+                                      findings) names, as the report writes them (``%buf
+                                      (ttg.local_alloc)``, ``scratch of tt.reduce %sum``):
+                                      exactly these, a multiset
+    // EXPECT-SOURCE: RULE @ LINE: LOC
+                                      the kernel source each finding RULE @ LINE gives
+                                      (``kernel.py:15:12``)
     // EXPECT-NOTE: KIND @ LINE       a note; when any is given, the notes are exactly these
     // EXPECT-BUFFER: [KIND] offset=N size=M
                                       a buffer of the plan (KIND: alloc, scratch, frame,
@@ -20,12 +32,25 @@ number below is one of the file as it stands, these lines included):
                                       the buffers are exactly these (a multiset; where a line
                                       names no KIND, kinds are not compared)
     // EXPECT-SIZE: N                 the plan's total (the module's ttg.shared)
+    // EXPECT-PLAN-FROM: WHERE        where the plan came from: ``attributes`` (the module's
+                                      own allocation.offset attributes) or ``triton`` (a
+                                      release's allocator: the one installed, or the one that
+                                      wrote NAME.alloc.ttgir)
     // EXPECT-LIVE: %NAME FROM..TO    the live range our liveness gives the ttg.local_alloc
                                       %NAME (``liveness.live_ranges`` on the module as
                                       written): from the op on line FROM to the op on line TO
     // RUN-OPTIONS: prepasses=none    how the case is judged: ``prepasses`` (auto, release,
                                       as_written, none; default auto) is what runs before
                                       Triton's allocator when the allocator is run
+
+The lines below are the records of ``tests/plan/cases/triton_lit`` (README.md there; written
+by ``tools/plan/triton_lit/make_lit.py``): what one release VERSION's allocator printed for the
+file. ``parse`` reads them; ``test_plan_triton_lit.py`` compares them, release by release
+(``check`` refuses a case that has them, as it runs no release but one):
+
+    // ALLOCATOR-BUFFERS VERSION: O:S ...   every buffer of the function, offset:size (a multiset)
+    // ALLOCATOR-OFFSETS VERSION: O ...     the allocation.offset values printed into the function
+    // ALLOCATOR-FAILS VERSION: REASON      the release cannot allocate the module
 
 LINE is the 1-based line of the op, in this file, or, for a ``lowering.*`` rule or note, in
 the LLVM IR beside it, as ``alias-spec plan`` reports it. A file that states a verdict is
@@ -41,23 +66,25 @@ judged as ``alias-spec plan`` judges it (``plan.pipeline``, the route of ``check
   the Triton installed (the case is skipped where there is none).
 
 A file with EXPECT-LIVE lines and no verdict is a liveness case: only the live ranges are
-compared (no plan, no Triton). EXPECT-NOTE, -BUFFER and -SIZE need a verdict. The lines are a
-superset of those of ``tests/plan/cases/triton_lit`` (``clean``, ``partial``,
-``no-false-alarm``, ``EXPECT-BUFFER: KIND offset=N size=M``, ``EXPECT-SIZE: N``): ``parse``
-reads those files as they are. A line that starts ``// EXPECT`` or ``// RUN-OPTIONS`` and is
-not one of the above is an error naming the file and line, and so is a case file with no
-EXPECT line: a case never asserts nothing silently.
+compared (no plan, no Triton). EXPECT-NOTE, -BUFFER, -SIZE and -PLAN-FROM need a verdict,
+EXPECT-PARTIES and -SOURCE a finding line of the same RULE @ LINE. A line that starts
+``// EXPECT``, ``// RUN-OPTIONS`` or ``// ALLOCATOR-`` and is not one of the above is an error
+naming the file and line, and so is a case file with no EXPECT line: a case never asserts
+nothing silently.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from alias_spec.ir.report import Finding as RFinding
 from alias_spec.ir.ttgir import read_module
 from alias_spec.plan import pipeline
 from alias_spec.plan.liveness import live_ranges
@@ -71,24 +98,35 @@ VERDICTS = ("clean", "partial", "no-false-alarm")
 LEVELS = ("error", "warning")
 KINDS = ("alloc", "scratch", "frame", "state")
 OPTIONS = {"prepasses": PREPASSES}
+# EXPECT-PLAN-FROM's words, and how the report's plan_from starts for each.
+PLAN_FROM = {"attributes": "the module's allocation.offset attributes", "triton": "triton "}
 ALLOCATOR = "// ALLOCATOR: "
 DEBUG = "// ALLOCATOR-DEBUG:"
 
-_DIRECTIVE = re.compile(r"^\s*//\s*(?:EXPECT|RUN-OPTIONS)")
+_DIRECTIVE = re.compile(r"^\s*//\s*(?:EXPECT|RUN-OPTIONS|ALLOCATOR-)")
 _VERDICT = re.compile(r"^// EXPECT: (?P<what>.*?)\s*$")
 _PARTIAL = re.compile(r"^partial: (?P<phrase>\S.*)$")
 _FINDING = re.compile(r"^(?P<rule>[\w.-]+) @ (?P<line>\d+)(?: (?P<level>\w+))?$")
+_OF = r"(?P<rule>[\w.-]+) @ (?P<line>\d+): "  # the finding an EXPECT-PARTIES/-SOURCE is of
+_PARTIES = re.compile(r"^// EXPECT-PARTIES: " + _OF + r"(?P<names>\S.*?)\s*$")
+_SOURCE = re.compile(r"^// EXPECT-SOURCE: " + _OF + r"(?P<source>\S.*?)\s*$")
 _NOTE = re.compile(r"^// EXPECT-NOTE: (?P<kind>[\w.-]+) @ (?P<line>\d+)\s*$")
 _BUFFER = re.compile(
     r"^// EXPECT-BUFFER: (?:(?P<kind>\w+) )?offset=(?P<offset>\d+|\?) size=(?P<size>\d+|\?)\s*$"
 )
 _SIZE = re.compile(r"^// EXPECT-SIZE: (?P<size>\d+)\s*$")
+_PLAN_FROM = re.compile(r"^// EXPECT-PLAN-FROM: (?P<where>\S+)\s*$")
+_RELEASE = re.compile(
+    r"^// ALLOCATOR-(?P<what>BUFFERS|OFFSETS|FAILS) (?P<version>\d[\w.+-]*):(?P<rest>.*)$"
+)
+_OFFSET_SIZE = re.compile(r"^(\d+):(\d+)$")
 _LIVE = re.compile(r"^// EXPECT-LIVE: (?P<name>%[\w$.-]+) (?P<first>\d+)\.\.(?P<last>\d+)\s*$")
 _OPTIONS = re.compile(r"^// RUN-OPTIONS:(?P<items>( [\w-]+=[\w.-]+)+)\s*$")
 
 Finding = tuple[str, int, str]  # (rule, line, level)
 Note = tuple[str, int]  # (kind, line)
 Buffer = tuple[str | None, int | None, int | None]  # (kind, offset, size)
+Of = tuple[str, int]  # (rule, line): the finding an EXPECT-PARTIES or -SOURCE line is of
 
 
 class ExpectError(ValueError):
@@ -106,7 +144,14 @@ class Expect:
     notes: Counter[Note] | None = None
     buffers: Counter[Buffer] | None = None
     size: int | None = None
+    plan_from: str | None = None  # a key of PLAN_FROM
+    parties: dict[Of, Counter[str]] = field(default_factory=dict)
+    sources: dict[Of, str] = field(default_factory=dict)
     live: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # What each release printed (triton_lit's ALLOCATOR-* lines), by version.
+    allocator_buffers: dict[str, Counter[tuple[int, int]]] = field(default_factory=dict)
+    allocator_offsets: dict[str, list[int]] = field(default_factory=dict)
+    allocator_fails: dict[str, str] = field(default_factory=dict)
     options: dict[str, str] = field(default_factory=dict)
     lines: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # part -> (no, line)
 
@@ -124,6 +169,7 @@ def parse(text: str, where: str = "<text>", llir_lines: int | None = None) -> Ex
     lines = text.split("\n")
     want = Expect()
     verdicts: list[str] = []
+    of_lines: list[tuple[int, Of]] = []  # the EXPECT-PARTIES/-SOURCE lines' findings
 
     def fail(no: int, why: str) -> ExpectError:
         return ExpectError(f"{where}:{no}: {why}")
@@ -198,6 +244,29 @@ def parse(text: str, where: str = "<text>", llir_lines: int | None = None) -> Ex
                 raise fail(no, f"the range {first}..{last} ends before it starts")
             want.live[name] = (first, last)
             want.said("live", no, raw)
+        elif m := _PARTIES.match(raw):
+            of = (m.group("rule"), int(m.group("line")))
+            if of in want.parties:
+                raise fail(no, f"a second EXPECT-PARTIES for {of[0]} @ {of[1]}")
+            want.parties[of] = Counter(n.strip() for n in m.group("names").split(";"))
+            of_lines.append((no, of))
+            want.said("parties", no, raw)
+        elif m := _SOURCE.match(raw):
+            of = (m.group("rule"), int(m.group("line")))
+            if of in want.sources:
+                raise fail(no, f"a second EXPECT-SOURCE for {of[0]} @ {of[1]}")
+            want.sources[of] = m.group("source")
+            of_lines.append((no, of))
+            want.said("sources", no, raw)
+        elif m := _PLAN_FROM.match(raw):
+            if m.group("where") not in PLAN_FROM:
+                raise fail(no, f"plan from {m.group('where')!r}: not one of {', '.join(PLAN_FROM)}")
+            if want.plan_from is not None:
+                raise fail(no, "a second EXPECT-PLAN-FROM")
+            want.plan_from = m.group("where")
+            want.said("plan_from", no, raw)
+        elif m := _RELEASE.match(raw):
+            _release(want, m, lambda why, no=no: fail(no, why))
         elif m := _OPTIONS.match(raw):
             for item in m.group("items").split():
                 key, value = item.split("=", 1)
@@ -211,11 +280,39 @@ def parse(text: str, where: str = "<text>", llir_lines: int | None = None) -> Ex
         else:
             raise fail(no, "not one of the EXPECT lines (tests/plan/expect.py says which)")
     want.verdict = verdicts[0] if verdicts else None
-    if want.verdict is None and (want.notes or want.buffers or want.size is not None):
-        raise ExpectError(f"{where}: EXPECT-NOTE, -BUFFER and -SIZE need a verdict (EXPECT: ...)")
+    if want.verdict is None and (want.notes or want.buffers or want.size is not None
+                                 or want.plan_from is not None):  # fmt: skip
+        raise ExpectError(
+            f"{where}: EXPECT-NOTE, -BUFFER, -SIZE and -PLAN-FROM need a verdict (EXPECT: ...)"
+        )
+    for no, (rule, line) in of_lines:
+        if not any((r, ln) == (rule, line) for r, ln, _ in want.findings):
+            raise fail(no, f"{rule} @ {line} is not one of the findings the EXPECT lines say")
     if want.verdict == "clean" and want.notes:
         raise ExpectError(f"{where}: a clean verdict has no notes, yet EXPECT-NOTE lines say some")
     return want
+
+
+def _release(want: Expect, m: re.Match[str], fail: Callable[[str], ExpectError]) -> None:
+    """One ALLOCATOR-BUFFERS, -OFFSETS or -FAILS line (``m``: its _RELEASE match) into ``want``."""
+    what, version, rest = m.group("what"), m.group("version"), m.group("rest").strip()
+    said: dict[str, Any] = {"BUFFERS": want.allocator_buffers, "OFFSETS": want.allocator_offsets,
+                            "FAILS": want.allocator_fails}[what]  # fmt: skip
+    if version in said:
+        raise fail(f"a second ALLOCATOR-{what} for {version}")
+    if what == "FAILS":
+        if not rest:
+            raise fail(f"ALLOCATOR-FAILS {version} says no reason")
+        said[version] = rest
+    elif what == "OFFSETS":
+        if not all(w.isdigit() for w in rest.split()):
+            raise fail(f"cannot read {rest!r}: not offsets (O O ...)")
+        said[version] = sorted(int(w) for w in rest.split())
+    else:
+        pairs = [_OFFSET_SIZE.match(w) for w in rest.split()]
+        if not all(pairs):
+            raise fail(f"cannot read {rest!r}: not buffers (OFFSET:SIZE ...)")
+        said[version] = Counter((int(p.group(1)), int(p.group(2))) for p in pairs if p)
 
 
 def siblings(path: Path) -> tuple[Path | None, Path | None]:
@@ -322,6 +419,29 @@ def _findings(report: Report) -> Counter[Finding]:
     return Counter((f.rule, f.line, f.level) for f in report.findings)
 
 
+def _plan_from(report: Report) -> str:
+    """The EXPECT-PLAN-FROM word for the report's plan_from (itself where none fits)."""
+    return next((w for w, start in PLAN_FROM.items() if report.plan_from.startswith(start)),
+                report.plan_from)  # fmt: skip
+
+
+def _of(report: Report, want: dict[Of, Any]) -> list[RFinding]:
+    """The report's findings at the RULE @ LINE of ``want``'s keys."""
+    return [f for f in report.findings if (f.rule, f.line) in want]
+
+
+def _parties(finding: RFinding) -> Counter[str]:
+    return Counter(finding.values.get("buffers") or [])
+
+
+def _wrong_of(want: Expect, report: Report) -> tuple[bool, bool]:
+    """Whether a finding that EXPECT-PARTIES, -SOURCE lines are of names other buffers, gives
+    another source (a finding not there at all is the verdict's difference)."""
+    parties = any(_parties(f) != want.parties[(f.rule, f.line)] for f in _of(report, want.parties))
+    sources = any(f.source != want.sources[(f.rule, f.line)] for f in _of(report, want.sources))
+    return parties, sources
+
+
 def _buffers(want: Counter[Buffer], report: Report) -> Counter[Buffer]:
     kinds = all(kind is not None for kind, _, _ in want)
     return Counter((b.kind if kinds else None, b.offset, b.size) for b in report.buffers)
@@ -352,6 +472,14 @@ def _got_lines(part: str, want: Expect, got: Got) -> list[str]:
         assert want.buffers is not None
         return sorted(f"// EXPECT-BUFFER: {k + ' ' if k else ''}offset={_show(o)} size={_show(s)}"
                       for k, o, s in _buffers(want.buffers, report).elements())  # fmt: skip
+    if part == "parties":
+        return [f"// EXPECT-PARTIES: {f.rule} @ {f.line}: " + "; ".join(sorted(_parties(f)))
+                for f in _of(report, want.parties)]  # fmt: skip
+    if part == "sources":
+        return [f"// EXPECT-SOURCE: {f.rule} @ {f.line}: {f.source}"
+                for f in _of(report, want.sources)]  # fmt: skip
+    if part == "plan_from":
+        return [f"// EXPECT-PLAN-FROM: {_plan_from(report)}"]
     return [f"// EXPECT-SIZE: {_show(report.shared)}"]
 
 
@@ -375,6 +503,13 @@ def differences(want: Expect, got: Got) -> list[str]:
             wrong.append("buffers")
         if want.size is not None and report.shared != want.size:
             wrong.append("size")
+        if want.plan_from is not None and _plan_from(report) != want.plan_from:
+            wrong.append("plan_from")
+        parties, sources = _wrong_of(want, report)
+        if parties:
+            wrong.append("parties")
+        if sources:
+            wrong.append("sources")
     out = []
     for part in wrong:
         out.append("  expected:")
@@ -391,6 +526,9 @@ def check(path: Path) -> None:
     """AssertionError naming the file and showing expected against got where the case's input
     does not give what its EXPECT lines say."""
     want = read(path)
+    if want.allocator_buffers or want.allocator_offsets or want.allocator_fails:
+        raise ExpectError(f"{_name(path)}: ALLOCATOR-* lines are compared release by release "
+                          "(test_plan_triton_lit.py), not by one judgment")  # fmt: skip
     wrong = differences(want, judge(path, want))
     assert not wrong, "\n".join([f"{_name(path)}: not as its EXPECT lines say", *wrong])
 

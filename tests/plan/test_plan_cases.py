@@ -1,12 +1,12 @@
-"""Every text case of the plan (``tests/plan/cases/text/TOPIC/NAME.ttgir``) judged and compared
-with its ``// EXPECT:`` lines: one test per file, the format and its parser in
+"""Every text case of the plan (``tests/plan/cases/text/TOPIC/NAME.ttgir``) and every FlagTree bug
+rebuilt (``tests/plan/cases/flagtree/NAME.ttgir``; fixed, in ``text/flagtree/``) judged and
+compared with its ``// EXPECT:`` lines: one test per file, the format and its parser in
 ``tests/plan/expect.py``. Also the parser's own checks, and that the comparison fails where the
 judgment changes.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,12 +16,37 @@ from tests.paths import PLAN_CASES
 from tests.plan import expect
 from tests.plan.expect import CASES, ExpectError, case_files, parse
 
+FLAGTREE = PLAN_CASES / "flagtree"
 FILES = case_files()
+BUGS = case_files(FLAGTREE)
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(CASES).as_posix())
+def _id(path: Path) -> str:
+    # The text cases by their topic; the bugs by their folder beside text/ ("../flagtree/").
+    return path.relative_to(CASES).as_posix() if path.is_relative_to(CASES) else (
+        "../" + path.relative_to(PLAN_CASES).as_posix())  # fmt: skip
+
+
+@pytest.mark.parametrize("path", FILES + BUGS, ids=_id)
 def test_case(path: Path) -> None:
     expect.check(path)
+
+
+def test_every_flagtree_bug_is_flagged_and_fixed() -> None:
+    """Each bug rebuilt states its findings, the buffers each overlap names and its kernel
+    source; each one ``test_plan_corpus.py`` used to fix by text has its fixed case, with no
+    finding."""
+    assert [p.stem for p in BUGS] == ["callee_frame_zero", "histogram_scratch",
+                                      "local_pointers_scratch", "size_below_type"]  # fmt: skip
+    for path in BUGS:
+        want = expect.read(path)
+        overlaps = [(r, ln) for r, ln, _ in want.findings.elements() if r == "plan.overlap"]
+        assert len(overlaps) == 1 and sum(want.parties[overlaps[0]].values()) == 2, path
+        assert {(r, ln) for r, ln, _ in want.findings} <= set(want.sources), path
+        assert all(s.startswith("kernel.py:") for s in want.sources.values()), path
+    for stem in ("callee_frame_zero", "histogram_scratch", "local_pointers_scratch"):
+        fixed = expect.read(CASES / "flagtree" / f"{stem}_fixed.ttgir")
+        assert fixed.verdict in ("clean", "partial") and not fixed.findings, stem
 
 
 def test_every_file_is_a_case_or_beside_one() -> None:
@@ -73,6 +98,38 @@ _MODULE = "module {\n}\n"
         ("// EXPECTED: clean", "1", "not one of the EXPECT lines"),
         ("//EXPECT: clean", "1", "not one of the EXPECT lines"),
         ("  // EXPECT: clean", "1", "not one of the EXPECT lines"),
+        (
+            "// EXPECT: plan.overlap @ 1\n// EXPECT-PARTIES: plan.overlap @ 2: %a",
+            "2",
+            "plan.overlap @ 2 is not one of the findings",
+        ),
+        (
+            "// EXPECT-SOURCE: plan.overlap @ 3: k.py:1:1\n// EXPECT: plan.overlap @ 1",
+            "1",
+            "plan.overlap @ 3 is not one of the findings",
+        ),
+        (
+            "// EXPECT: plan.overlap @ 1\n// EXPECT-SOURCE: plan.overlap @ 1 k.py:1:1",
+            "2",
+            "not one of the EXPECT lines",
+        ),
+        (
+            "// EXPECT: plan.overlap @ 1\n// EXPECT-PARTIES: plan.overlap @ 1: %a\n"
+            "// EXPECT-PARTIES: plan.overlap @ 1: %b",
+            "3",
+            "a second EXPECT-PARTIES",
+        ),
+        ("// EXPECT: clean\n// EXPECT-PLAN-FROM: cache", "2", "not one of attributes, triton"),
+        ("// EXPECT-PLAN-FROM: triton", "", "need a verdict"),
+        ("// EXPECT: clean\n// ALLOCATOR-BUFFERS 3.9.0: 0:512 512", "2", "not buffers"),
+        ("// EXPECT: clean\n// ALLOCATOR-OFFSETS 3.9.0: 0 x", "2", "not offsets"),
+        ("// EXPECT: clean\n// ALLOCATOR-FAILS 3.9.0:", "2", "says no reason"),
+        (
+            "// EXPECT: clean\n// ALLOCATOR-OFFSETS 3.9.0: 0\n// ALLOCATOR-OFFSETS 3.9.0: 8",
+            "3",
+            "a second ALLOCATOR-OFFSETS for 3.9.0",
+        ),
+        ("// EXPECT: clean\n// ALLOCATOR-SIZES 3.9.0: 0", "2", "not one of the EXPECT lines"),
     ],
 )
 def test_malformed_lines_are_errors_naming_file_and_line(
@@ -98,7 +155,10 @@ def test_the_lines_read() -> None:
         "// EXPECT: plan.overlap @ 9\n// EXPECT: plan.overlap @ 9\n// EXPECT: plan.capacity @ 1 "
         "warning\n// EXPECT-NOTE: lowering.unbounded @ 2\n// EXPECT-BUFFER: offset=0 size=?\n"
         "// EXPECT-BUFFER: state offset=? size=4\n// EXPECT-SIZE: 16\n// EXPECT-LIVE: %a_1 8..9\n"
-        "// RUN-OPTIONS: prepasses=none\n" + _MODULE
+        "// RUN-OPTIONS: prepasses=none\n// EXPECT-PARTIES: plan.overlap @ 9: %a (ttg.local_alloc)"
+        "; scratch of tt.reduce %s\n// EXPECT-SOURCE: plan.capacity @ 1: kernel.py:3:4\n"
+        "// EXPECT-PLAN-FROM: triton\n// ALLOCATOR-BUFFERS 3.9.0: 0:512 0:512 16:4\n"
+        "// ALLOCATOR-OFFSETS 3.9.0: 16 0\n// ALLOCATOR-FAILS 3.6.0: cannot read it\n" + _MODULE
     )
     want = parse(text, "k.ttgir", llir_lines=3)
     assert want.verdict == "findings"
@@ -106,28 +166,22 @@ def test_the_lines_read() -> None:
     assert want.notes == {("lowering.unbounded", 2): 1}
     assert want.buffers == {(None, 0, None): 1, ("state", None, 4): 1}
     assert (want.size, want.live, want.options) == (16, {"%a_1": (8, 9)}, {"prepasses": "none"})
+    assert want.parties == {("plan.overlap", 9): {"%a (ttg.local_alloc)": 1,
+                                                  "scratch of tt.reduce %s": 1}}  # fmt: skip
+    assert (want.sources, want.plan_from) == ({("plan.capacity", 1): "kernel.py:3:4"}, "triton")
+    assert want.allocator_buffers == {"3.9.0": {(0, 512): 2, (16, 4): 1}}
+    assert want.allocator_offsets == {"3.9.0": [0, 16]}
+    assert want.allocator_fails == {"3.6.0": "cannot read it"}
     partial = parse("// EXPECT: partial: size unknown (not judged)\n" + _MODULE)
     assert (partial.verdict, partial.phrase) == ("partial", "size unknown (not judged)")
 
 
-def test_triton_lit_files_read_as_their_own_lines_say() -> None:
-    """The format is a superset of triton_lit's: every file there parses, to the verdict,
-    buffers and total its own patterns read (``test_plan_triton_lit.py``)."""
-    import re
-
-    files = sorted((PLAN_CASES / "triton_lit").glob("*/*.ttgir"))
-    assert len(files) >= 60
-    for path in files:
-        text = path.read_text()
-        want = parse(text, str(path))
-        verdict = re.search(r"^// EXPECT: (clean|partial|no-false-alarm)$", text, re.M)
-        assert verdict and want.verdict == verdict.group(1)
-        lit = re.findall(r"^// EXPECT-BUFFER: (?:\w+ )?offset=(\d+) size=(\d+)$", text, re.M)
-        assert sorted((o, s) for _, o, s in (want.buffers or Counter()).elements()) == sorted(
-            (int(o), int(s)) for o, s in lit
-        )
-        total = re.search(r"^// EXPECT-SIZE: (\d+)$", text, re.M)
-        assert want.size == (int(total.group(1)) if total else None)
+def test_a_case_with_a_release_s_lines_is_not_judged_by_one_run(tmp_path: Path) -> None:
+    path = tmp_path / "lit.ttgir"
+    path.write_text("// EXPECT: clean\n// ALLOCATOR-OFFSETS 3.9.0: 0\n" + _MODULE)
+    assert expect.read(path).allocator_offsets == {"3.9.0": [0]}
+    with pytest.raises(ExpectError, match="compared release by release"):
+        expect.check(path)
 
 
 def test_allocated_module_round_trip() -> None:
@@ -183,6 +237,18 @@ def test_each_part_is_compared(tmp_path: Path) -> None:
     got = _differences(live, text.replace(line, "// EXPECT-LIVE: %a 9..9"), tmp_path)
     assert got[:3] == ["  expected:", "    4: // EXPECT-LIVE: %a 9..9", "  got:"]
     assert got[3:] == [f"    {line}"]
+    bug = FLAGTREE / "local_pointers_scratch.ttgir"
+    text = bug.read_text()
+    assert _differences(bug, text, tmp_path) == []
+    first = text.split("\n")[0]  # a comment: swapped for a line, the others keep their numbers
+    parties = "// EXPECT-PARTIES: plan.overlap @ 27: %buf (ttg.local_alloc); scratch of tt.reduce"
+    for old, new, said in [
+        (parties + " %sum\n", parties + " %s\n", parties + " %sum"),
+        ("kernel.py:15:12\n", "kernel.py:15:13\n", "// EXPECT-SOURCE: plan.overlap @ 27: kernel.py:15:12"),
+        (first, "// EXPECT-PLAN-FROM: triton", "// EXPECT-PLAN-FROM: attributes"),
+    ]:  # fmt: skip
+        changed = text.replace(old, new, 1)
+        assert changed != text and _differences(bug, changed, tmp_path)[-1] == f"    {said}", old
     callees = CASES / "sizes" / "callees_alike.ttgir"
     phrase = "// EXPECT: partial: the allocator's output does not say which"
     assert phrase in callees.read_text()

@@ -1,5 +1,6 @@
-"""``alias-spec plan`` on real kernels: the no-false-alarm corpus, seeded plan bugs, FlagTree's
-bugs rebuilt, and values carried around loops.
+"""``alias-spec plan`` on real kernels: the no-false-alarm corpus, seeded plan bugs, and values
+carried around loops. (FlagTree's bugs rebuilt, and fixed, are case files with their
+``// EXPECT:`` lines: ``tests/plan/cases/flagtree/``, judged by ``test_plan_cases.py``.)
 
 The corpus (``tests/plan/cases/corpus/<release>/*.json.gz``, written by ``tools/plan/make_corpus.py`` with
 Triton 3.6, 3.7, 3.8 and 3.9) is judged again here from its own texts (no Triton needed): each
@@ -26,7 +27,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alias_spec.api import run as cli_main
 from alias_spec.plan import llir as llir_mod
 from alias_spec.plan.api import check_texts
 from alias_spec.plan.llir import LlirError, check_lowering
@@ -321,52 +321,6 @@ def test_cut_mutant_needs_liveness_through_views(monkeypatch: pytest.MonkeyPatch
     # now land inside a region whose range covers them); without view-following a third at
     # least go unseen.
     assert len(missed) >= len(cuts) // 3, (len(missed), len(cuts))
-
-
-# --- FlagTree's bugs, rebuilt ------------------------------------------------------------------
-
-FLAGTREE = {
-    # file: (the two buffers named, the fix: (old, new) text replacements)
-    "local_pointers_scratch": (
-        ("scratch of tt.reduce", "%buf"),
-        [("allocation.offset = 0 : i32, allocation.size = 16", "allocation.offset = 4096 : "
-          "i32, allocation.size = 16"), ("ttg.shared = 4096", "ttg.shared = 4112")],
-    ),
-    "callee_frame_zero": (
-        ("frame of call @helper", "%buf"),
-        [("tt.call @helper(%x_ptr, %out_ptr) {allocation.offset = 0",
-          "tt.call @helper(%x_ptr, %out_ptr) {allocation.offset = 4096"),
-         ("ttg.shared = 4096", "ttg.shared = 8192")],
-    ),
-    "histogram_scratch": (
-        ("scratch of tt.histogram", "%arena"),
-        [("allocation.offset = 8192 : i32, allocation.size = 1024",
-          "allocation.offset = 16384 : i32, allocation.size = 1024"),
-         ("ttg.shared = 16384", "ttg.shared = 17408")],
-    ),
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("name", sorted(FLAGTREE))
-def test_flagtree_pattern_flagged(name: str, capsys: pytest.CaptureFixture[str],
-                                  tmp_path: Path) -> None:  # fmt: skip
-    path = CASES / "flagtree" / f"{name}.ttgir"
-    assert cli_main(["plan", str(path), "--format", "json"]) == 1
-    out = json.loads(capsys.readouterr().out)
-    (f,) = out["findings"]
-    assert f["rule"] == "plan.overlap"
-    named, fix = FLAGTREE[name]
-    assert all(any(n in b for b in f["values"]["buffers"]) for n in named), f["values"]
-    assert f["source"] and f["source"].startswith("kernel.py:")
-    # The same module with the buffer placed where it belongs has no finding.
-    text = path.read_text()
-    for old, new in fix:
-        assert old in text
-        text = text.replace(old, new)
-    fixed = tmp_path / f"{name}.ttgir"
-    fixed.write_text(text)
-    assert cli_main(["plan", str(fixed), "--format", "json"]) in (0, 3)
-    assert json.loads(capsys.readouterr().out)["findings"] == []
 
 
 # --- robustness ---------------------------------------------------------------------------------
