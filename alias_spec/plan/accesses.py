@@ -174,6 +174,11 @@ def _asm_accesses(ins: Instruction, ev: Evaluator, out: list[Access], unread: li
                     unread.append(f"line {no}: {name} on an address not derived from "
                                   "@global_smem (not judged)")  # fmt: skip
                 continue
+            if name.startswith("tensormap.replace.tile.box_dim"):
+                why = hopper.box_dim_note(ptx, args, ev)
+                if why:
+                    unread.append(f"line {no}: {why}")
+                    continue
             size = _asm_size(ptx, args, ev)
             if size is None:
                 unread.append(f"line {no}: {name} on a shared address (its size is "

@@ -62,6 +62,7 @@ __all__ = [
     "tma_message_bytes",
     "bulk_copy_size",
     "shared_address_as_value",
+    "box_dim_note",
     "tcgen05_size",
     "tmem_slot_range",
 ]
@@ -538,6 +539,58 @@ def _immediate(text: str, ins: Instruction, ev: Evaluator) -> int | None:
     e = ev.operand(ins.operands[i]).expr
     e = z3.simplify(e)
     return e.as_long() if z3.is_bv_value(e) else None  # type: ignore[attr-defined]
+
+
+_BOX_DIM = re.compile(
+    r"tensormap\.replace\.tile\.box_dim\S*\s+\[[^\]]*\]\s*,\s*(\S+?)\s*,\s*(\S+?)\s*;?\s*$"
+)
+_TTGIR_CONSTANT = re.compile(r"arith\.constant\s+(-?\d+)\s*:\s*i\d+")
+
+
+def _ttgir_box(op: Op, fn_name: str, module: Module) -> list[int] | None:
+    """The box dimensions a ``ttng.tensormap_create`` op names (its first bracketed list),
+    each an ``arith.constant`` of its function; None where one is not a constant."""
+    fn = module.function(fn_name)
+    m = re.search(r"\[([^\]]*)\]", op.head[op.name_end :])
+    if fn is None or m is None:
+        return None
+    values = {r: c for o in fn.ops if o.name == "arith.constant" and len(o.results) == 1
+              and (c := _TTGIR_CONSTANT.search(o.head)) is not None for r in o.results}  # fmt: skip
+    out = []
+    for name in (t.strip() for t in m.group(1).split(",")):
+        c = values.get(name)
+        if c is None:
+            return None
+        out.append(int(c.group(1)))
+    return out
+
+
+def box_dim_note(ptx: str, args: list[Operand], ev: Evaluator) -> str | None:
+    """A device-side tensor map's box dimension written in the LLVM IR must be the one its
+    TTGIR ``ttng.tensormap_create`` names: a TMA copy's bytes are taken from the TTGIR, so a
+    box the LLVM IR makes larger would write past its buffer unseen. The note when it is not
+    (or cannot be) shown equal; None when it is."""
+    ins = _instruction(args, ev)
+    m = _BOX_DIM.search(ptx.strip())
+    if ins is None or m is None or ev.attribution is None:
+        return "a tensor map's box dimension not read here (the TMA box is the TTGIR's)"
+    ordinal, value = _immediate(m.group(1), ins, ev), _immediate(m.group(2), ins, ev)
+    found = ev.attribution.ops_at(ins.dbg, ("ttng.tensormap_create",))
+    boxes = {tuple(b) if (b := _ttgir_box(op, fn, ev.ttgir)) is not None else None  # type: ignore[arg-type]
+             for fn, op in found}  # fmt: skip
+    if ordinal is None or value is None or len(boxes) != 1 or None in boxes:
+        return (
+            "a tensor map's box dimension not matched to its TTGIR op (the TMA box is the TTGIR's)"
+        )
+    box = boxes.pop()
+    assert box is not None
+    if not 0 <= ordinal < len(box) or box[ordinal] != value:
+        want = box[ordinal] if 0 <= ordinal < len(box) else "none"
+        return (
+            f"a tensor map's box dimension {ordinal} is {value} in the LLVM IR but {want} in "
+            "its TTGIR op: its TMA copies' bytes are not known (not judged)"
+        )
+    return None
 
 
 # --- tensor memory -----------------------------------------------------------------------------

@@ -161,7 +161,9 @@ def test_tma_without_the_ttgir_is_partial() -> None:
                                    (a["module"], a["debug"], a["version"]))  # fmt: skip
     check_lowering(rec["llir"], "k.llir", report, module.num_warps)
     assert report.status == "partial"
-    assert "cp.async.bulk.tensor" in report.notes[0].message
+    # The copy's box is the TTGIR's, so is the tensor map's: both notes, neither judged.
+    assert any("cp.async.bulk.tensor" in n.message for n in report.notes)
+    assert any("box dimension not matched" in n.message for n in report.notes)
 
 
 # --- the corpus ---------------------------------------------------------------------------------
@@ -202,6 +204,22 @@ def test_tma_box_moved_past_its_buffer_is_caught() -> None:
     report = _judge(rec, llir)
     assert [f.rule for f in report.findings] == ["lowering.outside"]
     assert "box" in report.findings[0].message and report.findings[0].values["size"] == 16384
+
+
+@pytest.mark.parametrize("dim,value", [(1, 256), (0, 128)])
+def test_tma_box_enlarged_in_the_llvm_ir_is_not_clean(dim: int, value: int) -> None:
+    """A's device-side tensor map built with a larger box in the LLVM IR than its TTGIR op
+    names (64 x 128): each TMA copy then writes twice its 16 KiB buffer. The copies' bytes are
+    the TTGIR's, so the box the LLVM IR writes must be shown to be that one."""
+    rec = _load("3.6", "matmul_desc_s3")
+    old = f"[ $0 + 0 ], 0x{dim:x}, $1;\", \"l,r,b\"(ptr addrspace(3) @global_smem, i32 "
+    first = rec["llir"].index(old) + len(old)  # A's tensor map is built first
+    end = rec["llir"].index(",", first)
+    llir = rec["llir"][:first] + str(value) + rec["llir"][end:]
+    report = _judge(rec, llir)
+    assert report.status != "clean"
+    assert any(f"box dimension {dim} is {value} in the LLVM IR" in n.message
+               for n in report.notes), [n.message for n in report.notes[:3]]  # fmt: skip
 
 
 def test_wgmma_descriptor_past_its_operand_is_not_clean() -> None:
