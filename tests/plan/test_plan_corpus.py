@@ -9,7 +9,7 @@ hand: the independent truth), and match the committed table; no kernel of it may
 finding except the call-frame bug where it exists (3.6-3.8, the bytes it overruns stated in
 its test). The few dumps whose judging takes seconds run in the slow tier.
 
-Snapshot: ``corpus_results.json`` is what ``tools/plan/judge_corpus.py`` said when it was written
+Snapshot: ``corpus_results.snapshot.json`` is what ``tools/plan/judge_corpus.py`` said when it was written
 (regenerate with ``python -m tools.plan.judge_corpus tests/plan/cases/corpus --write``);
 the ``test_snapshot_*`` tests read it, and ``test_snapshot_rows_are_the_expected_verdicts``
 holds every row of it to ``corpus.py``'s expectations.
@@ -37,7 +37,7 @@ CASES = PLAN_CASES
 from tests.plan.cases import corpus, mutants  # noqa: E402
 from tools.plan import judge_corpus  # noqa: E402
 
-TABLE = json.loads((CASES / "corpus_results.json").read_text())
+TABLE = json.loads((CASES / "corpus_results.snapshot.json").read_text())
 RECORDS = sorted((CASES / "corpus").glob("*/*.json.gz"))
 
 

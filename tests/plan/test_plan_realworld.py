@@ -6,10 +6,10 @@ check against its reference on the GPU).
 Independent truths: every op the kernels ran for matched its reference, so no kernel may have
 a finding about its memory; the only finding allowed is ``plan.capacity``, exactly on the
 kernels whose metadata (written by Triton) says they need more than sm_90's 227 KiB per block.
-At least 98% of the kernels are proved clean. ``expected.json`` is a snapshot of the verdicts
+At least 98% of the kernels are proved clean. ``verdicts.snapshot.json`` is a snapshot of the verdicts
 (status, and the first note's reason for a partial one), written by ``tools/plan/realworld/judge.py --snapshot``
 (regenerate with ``python -m tools.plan.realworld.judge LIB... --snapshot
-tests/plan/cases/realworld/expected.json`` over the unpacked ``h200/<lib>.tar.xz`` caches,
+tests/plan/cases/realworld/verdicts.snapshot.json`` over the unpacked ``h200/<lib>.tar.xz`` caches,
 one folder per library); the slow tier compares every kernel with it, the default tier a
 sample, each beside the independent truth above (``_check``).
 
@@ -41,7 +41,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("triton") is None,
                                 reason="needs triton (the plan is recovered by its allocator)")  # fmt: skip
 
 LIBRARIES = ("liger", "fla", "inductor")
-SNAPSHOT = json.loads((HERE / "expected.json").read_text())
+SNAPSHOT = json.loads((HERE / "verdicts.snapshot.json").read_text())
 SM90_LIMIT = 227 * 1024  # the CUDA guide's figure, typed here as the independent truth
 # The default tier: a kernel of each library and of each kind of verdict the corpus has:
 # Liger's RMSNorm backward, flex_attention's backward (clean), flash-linear-attention's

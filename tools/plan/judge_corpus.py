@@ -5,7 +5,7 @@
 ``DIR`` holds ``<release>/<name>.json.gz`` records. Each record is judged from its own texts
 (the plan from the allocation its release ran, the LLVM IR against it): no Triton is needed.
 Prints one line per kernel and the per-release counts; ``--write`` also writes
-``corpus_results.json`` and ``corpus_results.md`` in ``tests/plan/cases/``. The call-frame kernel
+``corpus_results.snapshot.json`` and ``corpus_results.snapshot.md`` in ``tests/plan/cases/``. The call-frame kernel
 (``call_frame``) is the one known compiler bug and is expected to be flagged where it exists.
 """
 
@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         results["releases"][rel_dir.name] = {"summary": summarize(rows), "kernels": rows}
         print(rel_dir.name, json.dumps(results["releases"][rel_dir.name]["summary"]))
     if args.write:
-        (HERE / "corpus_results.json").write_text(json.dumps(results, indent=1) + "\n")
-        (HERE / "corpus_results.md").write_text(markdown(results))
+        (HERE / "corpus_results.snapshot.json").write_text(json.dumps(results, indent=1) + "\n")
+        (HERE / "corpus_results.snapshot.md").write_text(markdown(results))
     bad = sum(d["summary"]["false_alarms"] for d in results["releases"].values())
     return 1 if bad else 0
 

@@ -2,7 +2,7 @@
 verdicts as the test's snapshot.
 
     python -m tools.plan.realworld.judge CACHE_DIR... [--jobs N] [--out TABLE.json]
-        [--snapshot tests/plan/cases/realworld/expected.json]
+        [--snapshot tests/plan/cases/realworld/verdicts.snapshot.json]
 
 A cache directory holds one folder per kernel with its ``.ttgir``, ``.llir`` and metadata
 ``.json`` (what ``capture.py`` packs). The judging is ``alias_spec.plan.batch`` (one worker
