@@ -989,7 +989,8 @@ def _locator(meta: dict[str, str]) -> Callable[[str], str | None]:
 
 def _dbg_loc(ref: str, meta: dict[str, str]) -> str | None:
     loc = meta.get(ref, "")
-    lm = re.search(r"line: (\d+), column: (\d+), scope: (![-\w.]+)", loc)
+    # LLVM leaves out a column of 0 (a location of a whole line, such as the kernel's own).
+    lm = re.search(r"line: (\d+), (?:column: (\d+), )?scope: (![-\w.]+)", loc)
     if not lm:
         return None
     file = "?"
@@ -1005,7 +1006,7 @@ def _dbg_loc(ref: str, meta: dict[str, str]) -> str | None:
         if not sm:
             break
         scope = meta.get(sm.group(1), "")
-    return f"{file}:{lm.group(1)}:{lm.group(2)}"
+    return f"{file}:{lm.group(1)}:{lm.group(2) or 0}"
 
 
 # --- constants, from LLVM's printing of them -----------------------------------------------------

@@ -176,6 +176,11 @@ class Attribution:
             if not shared_uses and not mine and _reads_shared(op):
                 return None  # a shared operand no placed buffer holds
             out |= mine
+        if out and state and dbg is not None and dbg.endswith(":0"):
+            # Column 0 is a whole line: the kernel's own location, which Triton gives the code
+            # it writes itself (the partitions' dispatch, which reads the state, and the
+            # barriers it sets up), not an op of the kernel's source.
+            out |= set(state)
         return sorted(out) if out else state
 
     def buffers_made_at(self, locations: tuple[str, ...]) -> list[Owned]:

@@ -41,7 +41,9 @@ number below is one of the file as it stands, these lines included):
                                       written): from the op on line FROM to the op on line TO
     // RUN-OPTIONS: prepasses=none    how the case is judged: ``prepasses`` (auto, release,
                                       as_written, none; default auto) is what runs before
-                                      Triton's allocator when the allocator is run
+                                      Triton's allocator when the allocator is run;
+                                      ``tier`` (fast, full; default fast) is the test tier
+                                      that judges it (a case of seconds: full)
 
 The lines below are the records of ``tests/plan/cases/triton_lit`` (README.md there; written
 by ``tools/plan/triton_lit/make_lit.py``): what one release VERSION's allocator printed for the
@@ -97,7 +99,7 @@ CASES = PLAN_CASES / "text"
 VERDICTS = ("clean", "partial", "no-false-alarm")
 LEVELS = ("error", "warning")
 KINDS = ("alloc", "scratch", "frame", "state")
-OPTIONS = {"prepasses": PREPASSES}
+OPTIONS = {"prepasses": PREPASSES, "tier": ("fast", "full")}
 # EXPECT-PLAN-FROM's words, and how the report's plan_from starts for each.
 PLAN_FROM = {"attributes": "the module's allocation.offset attributes", "triton": "triton "}
 ALLOCATOR = "// ALLOCATOR: "

@@ -27,7 +27,13 @@ def _id(path: Path) -> str:
         "../" + path.relative_to(PLAN_CASES).as_posix())  # fmt: skip
 
 
-@pytest.mark.parametrize("path", FILES + BUGS, ids=_id)
+def _case(path: Path) -> object:
+    # A case of seconds says so (``RUN-OPTIONS: tier=full``): the fast tier leaves it out.
+    tier = expect.read(path).options.get("tier", "fast")
+    return pytest.param(path, id=_id(path), marks=[pytest.mark.slow] * (tier == "full"))
+
+
+@pytest.mark.parametrize("path", [_case(p) for p in FILES + BUGS])
 def test_case(path: Path) -> None:
     expect.check(path)
 
