@@ -548,10 +548,11 @@ def _probe(llvm: Any, text: str) -> str | None:
     return Probe(llvm, text).result()
 
 
-def _parse(llvm: Any, text: str, said: list[str],
-           parsed: Callable[[], None] | None = None) -> Any:  # fmt: skip
+def _parse(llvm: Any, text: str, said: list[str], parsed: Callable[[], None] | None = None,
+           verify: bool = True) -> Any:  # fmt: skip
     """LLVM's module of ``text``: probed in a child first, unless this is that child
-    (``parsed``: called once LLVM's parser is done)."""
+    (``parsed``: called once LLVM's parser is done); checked by LLVM's verifier unless
+    ``verify`` is False (an excerpt completed with declarations of our making)."""
     if parsed is None:
         why = _probe(llvm, text)
         if why is not None:
@@ -561,9 +562,24 @@ def _parse(llvm: Any, text: str, said: list[str],
             mod = llvm.parse_assembly(text)
     except RuntimeError as exc:
         raise LlirError(_parse_message(str(exc))) from None
+    if verify:
+        # What LLVM's verifier rejects (a use its definition does not dominate, a branch to
+        # the entry block) is no program any compiler emitted: refused, not judged.
+        try:
+            with _llvm_stderr(said):
+                mod.verify()
+        except RuntimeError as exc:
+            mod.close()
+            raise LlirError(_verify_message(str(exc))) from None
     if parsed is not None:
         parsed()
     return mod
+
+
+def _verify_message(raw: str) -> str:
+    """LLVM's verifier's complaint as one line."""
+    first = next((ln.strip() for ln in raw.splitlines() if ln.strip()), "")
+    return f"{first[:200] or 'the module is not valid'} (LLVM's verifier rejects it)"
 
 
 def _parse_message(raw: str) -> str:
@@ -624,7 +640,8 @@ def _read(text: str, parsed: Callable[[], None] | None = None) -> Module:
             raise
         said.clear()
         try:
-            mod = _parse(llvm, source + "\n" + extra + "\n", said, parsed)
+            # Declared by us (a call's declaration takes any arguments): not verified.
+            mod = _parse(llvm, source + "\n" + extra + "\n", said, parsed, verify=False)
         except LlirError:
             raise exc from None
     try:

@@ -260,6 +260,11 @@ def test_excerpt_without_declarations() -> None:
         ("define void @f() {\n  %1 = add i32 %2, 1\n  ret void\n}\n", r"^line 2: .*%2"),
         ("define void @f() {\n  ret i32 0\n}\n", r"^line 2: "),
         ("define void @f() {\0}", "NUL"),
+        # Parsed, but not a program: a use before its definition in one block, a branch to
+        # the entry block (LLVM's verifier, as every compiler's output passes it).
+        ("define void @f(ptr addrspace(3) %p) {\n  store i32 %x, ptr addrspace(3) %p\n"
+         "  %x = add i32 1, 2\n  ret void\n}\n", r"does not dominate.*LLVM's verifier rejects"),
+        ("define void @f() {\nentry:\n  br label %entry\n}\n", r"LLVM's verifier rejects"),
         ("\ud800", "Unicode"),
     ],
 )
