@@ -262,8 +262,11 @@ def test_excerpt_without_declarations() -> None:
         ("define void @f() {\0}", "NUL"),
         # Parsed, but not a program: a use before its definition in one block, a branch to
         # the entry block (LLVM's verifier, as every compiler's output passes it).
-        ("define void @f(ptr addrspace(3) %p) {\n  store i32 %x, ptr addrspace(3) %p\n"
-         "  %x = add i32 1, 2\n  ret void\n}\n", r"does not dominate.*LLVM's verifier rejects"),
+        (
+            "define void @f(ptr addrspace(3) %p) {\n  store i32 %x, ptr addrspace(3) %p\n"
+            "  %x = add i32 1, 2\n  ret void\n}\n",
+            r"does not dominate.*LLVM's verifier rejects",
+        ),
         ("define void @f() {\nentry:\n  br label %entry\n}\n", r"LLVM's verifier rejects"),
         ("\ud800", "Unicode"),
     ],

@@ -212,7 +212,7 @@ def test_tma_box_enlarged_in_the_llvm_ir_is_not_clean(dim: int, value: int) -> N
     names (64 x 128): each TMA copy then writes twice its 16 KiB buffer. The copies' bytes are
     the TTGIR's, so the box the LLVM IR writes must be shown to be that one."""
     rec = _load("3.6", "matmul_desc_s3")
-    old = f"[ $0 + 0 ], 0x{dim:x}, $1;\", \"l,r,b\"(ptr addrspace(3) @global_smem, i32 "
+    old = f'[ $0 + 0 ], 0x{dim:x}, $1;", "l,r,b"(ptr addrspace(3) @global_smem, i32 '
     first = rec["llir"].index(old) + len(old)  # A's tensor map is built first
     end = rec["llir"].index(",", first)
     llir = rec["llir"][:first] + str(value) + rec["llir"][end:]

@@ -5,8 +5,9 @@
 ``DIR`` holds ``<release>/<name>.json.gz`` records. Each record is judged from its own texts
 (the plan from the allocation its release ran, the LLVM IR against it): no Triton is needed.
 Prints one line per kernel and the per-release counts; ``--write`` also writes
-``corpus_results.snapshot.json`` and ``corpus_results.snapshot.md`` in ``tests/plan/cases/``. The call-frame kernel
-(``call_frame``) is the one known compiler bug and is expected to be flagged where it exists.
+``corpus_results.snapshot.json`` and ``corpus_results.snapshot.md`` in ``tests/plan/cases/``.
+The call-frame kernel (``call_frame``) is the one known compiler bug and is expected to be
+flagged where it exists.
 """
 
 from __future__ import annotations
