@@ -3,9 +3,10 @@
 Two accesses race when two different threads may make them to a common byte, at least one
 writes (two atomics do not race), and nothing orders them. Between CTA barriers
 (``barrier.sync`` of every thread, any id, in any of its LLVM forms) every thread runs its own
-way, so two accesses
-are unordered exactly when a path of the function's control flow leads from one to the other
-without passing a barrier; a path around a loop's back edge puts them in different iterations.
+way, so two accesses are unordered when a path of the function's control flow leads from one to
+the other without passing a barrier (a path around a loop's back edge puts them in different
+iterations), or when no path joins them but one barrier (or the entry) reaches both with none
+on the way: two sides of a branch, taken by two threads at once (``_siblings``).
 Asynchronous accesses (cp.async, TMA stores, wgmma operands) are in flight from their issue to
 the wait that retires their group (``wait_group N``): barriers passed meanwhile do not order
 them. A TMA load (a write of its box, and an atomic on its mbarrier) is in flight until a wait
@@ -392,6 +393,62 @@ def unordered(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
                         late = late or (mine is not None and known is None)
                         out.append(_Pair(a, c, crossed, late, known,
                                          mine is not None and mine.inside))  # fmt: skip
+    out += _siblings(fn, at, barriers, loops, blocks, {(id(p.first), id(p.second)) for p in out})
+    return out
+
+
+def _siblings(fn: Function, at: dict[int, list[_Party]], barriers: set[int],
+              loops: set[tuple[int, int]], blocks: set[int] | None,
+              paired: set[tuple[int, int]]) -> list[_Pair]:  # fmt: skip
+    """The pairs no path joins (each thread takes one side of a branch) that one interval
+    between barriers holds: both reached from one barrier (or the function's entry) with no
+    barrier on the way. Two threads that take the two sides run them unordered, whatever the
+    branch tests (the two threads' guards are in the pair's question). ``crossed`` where either
+    way from that barrier crosses a back edge (their loop counters are then not shared)."""
+    # Where each block's way back ends: the last barrier of a block before it, or -1 (the
+    # entry), with whether a back edge was crossed; a fixed point over the control flow.
+    preds: dict[int, list[int]] = {}
+    for b in fn.blocks:
+        if blocks is not None and b.index not in blocks:
+            continue
+        for n in fn.instructions[b.instructions[-1]].targets if b.instructions else ():
+            preds.setdefault(n, []).append(b.index)
+    last = {b.index: max((i for i in b.instructions if i in barriers), default=None)
+            for b in fn.blocks}  # fmt: skip
+    entry = fn.blocks[0].index if fn.blocks else -1
+    starts: dict[int, set[tuple[int, bool]]] = {}
+    todo = [b.index for b in fn.blocks if blocks is None or b.index in blocks]
+    while todo:
+        b = todo.pop()
+        got = {(-1, False)} if b == entry else set()
+        for pb in preds.get(b, ()):
+            back = (pb, b) in loops
+            ends = {(last[pb], False)} if last[pb] is not None else starts.get(pb, set())
+            got |= {(e, c or back) for e, c in ends}
+        if got != starts.get(b, set()):
+            starts[b] = got
+            tail = fn.blocks[b].instructions
+            nexts = fn.instructions[tail[-1]].targets if tail else []
+            todo += [n for n in nexts if n >= 0 and (blocks is None or n in blocks)]
+    where: dict[int, set[tuple[int, bool]]] = {}
+    for i in at:
+        ins = fn.instructions[i]
+        before = [k for k in fn.blocks[ins.block].instructions if k < i and k in barriers]
+        where[i] = {(max(before), False)} if before else starts.get(ins.block, set())
+    out: list[_Pair] = []
+    order = sorted(where)
+    for x, i in enumerate(order):
+        for j in order[x + 1 :]:
+            common = {e for e, _ in where[i]} & {e for e, _ in where[j]}
+            if not common:
+                continue
+            crossed = not any((e, False) in where[i] and (e, False) in where[j] for e in common)
+            for a in at[i]:
+                for c in at[j]:
+                    if (id(a), id(c)) in paired or (id(c), id(a)) in paired:
+                        continue
+                    paired.add((id(a), id(c)))
+                    out.append(_Pair(a, c, crossed, False, None, False))
     return out
 
 

@@ -343,3 +343,46 @@ def test_fla_wy_repr_bwd_at_four_warps_has_no_race(tmp_path: Path) -> None:
         report = _judge(k.read_text(), k.with_suffix(".llir").read_text())
         assert not _races(report), [f.message for f in _races(report)]
         assert report.status == "partial"  # the undecided pairs are said
+
+
+def _split_by_thread(join: str) -> Any:
+    """The report of a 128-thread kernel whose warps 0-1 store word t and warps 2-3 load word
+    t - 64: two sides of a branch on the thread id, no barrier between the store and the
+    load (``join``: what the two sides do after, "ret" or a branch to a common block)."""
+    pytest.importorskip("llvmlite")
+    from alias_spec.plan.llir import check_lowering
+    from alias_spec.plan.plan import Report
+
+    tail = "  ret void" if join == "ret" else "  br label %done"
+    llir = f"""@global_smem = external addrspace(3) global [0 x i8], align 16
+define ptx_kernel void @k(ptr addrspace(1) %0) "nvvm.reqntid"="128" {{
+entry:
+  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %low = icmp ult i32 %t, 64
+  br i1 %low, label %writer, label %reader
+writer:
+  %p = getelementptr float, ptr addrspace(3) @global_smem, i32 %t
+  store float 1.0, ptr addrspace(3) %p, align 4
+{tail}
+reader:
+  %u = sub i32 %t, 64
+  %q = getelementptr float, ptr addrspace(3) @global_smem, i32 %u
+  %v = load float, ptr addrspace(3) %q, align 4
+{tail}
+{"done:" + chr(10) + "  ret void" if join != "ret" else ""}
+}}
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+"""
+    report = Report("k.ttgir", "test", 512)
+    _deep(lambda: check_lowering(llir, "k.llir", report, 4, kernels=["k"], races=True))
+    return report
+
+
+@pytest.mark.parametrize("join", ["ret", "merge"])
+def test_two_sides_of_a_branch_on_the_thread_race(join: str) -> None:
+    """Thread t < 64 writes word t while thread t + 64 reads it: nothing orders the two sides,
+    although no path leads from one to the other (each thread takes one)."""
+    found = _races(_split_by_thread(join))
+    assert len(found) == 1, found
+    word = found[0].values["byte"] // 4
+    assert word < 64 and set(found[0].values["threads"]) == {word, word + 64}, found[0].values
