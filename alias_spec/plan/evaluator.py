@@ -963,6 +963,10 @@ class Evaluator:
                 e, n = x.expr, x.expr.size()
                 bits = [z3.Extract(i, i, e) for i in range(n)]
                 return Value(z3.Concat(*bits) if n > 1 else e, False, x.opaque)
+        if _CTA_UNIFORM.fullmatch(callee):
+            # The same for every thread of the CTA (its id, the grid's and block's sizes): a
+            # value the races check may share between two threads, like a kernel argument.
+            return self._opaque(width, "const")
         return self._opaque(width, "x")
 
 
@@ -970,6 +974,13 @@ class Evaluator:
 # address is asked once per way of judging it (intervals, the exhaustive range, the solver).
 _FREE: dict[int, tuple[z3.ExprRef, list[z3.ExprRef]]] = {}
 _FREE_MAX = 1 << 16
+
+
+# Special registers every thread of one CTA reads alike.
+_CTA_UNIFORM = re.compile(
+    r"llvm\.nvvm\.read\.ptx\.sreg\.(?:ctaid|nctaid|ntid|clusterid|nclusterid|cluster_ctaid"
+    r"|cluster_nctaid|cluster_ctarank|cluster_nctarank)(?:\.[xyzw])?"
+)
 
 
 def free_vars(e: z3.ExprRef) -> list[z3.ExprRef]:

@@ -32,7 +32,8 @@ arrivals and waits are atomics); a tensor map built in shared memory is written 
 Each unordered pair is a z3 question over two thread ids (``tid.x`` and ``tid.x'``, of
 different warps, each below the block size) and the values the addresses depend on: the
 kernel's arguments and constants are the same for both threads, and so is a loop counter (a
-phi of a loop header) when the two accesses are in one iteration and depend on that one
+phi of a loop header whose incoming values are themselves the same for all threads:
+``_uniform_counters``) when the two accesses are in one iteration and depend on that one
 alone; every other value (loaded data, merges, counters of another iteration) is taken afresh
 for the second thread, with the constraints the evaluator knows of it. A satisfiable question
 over exactly known addresses is a finding with the byte and the two thread ids z3 found.
@@ -684,10 +685,10 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
     where = f"@{fn.name}"
     loops = back_edges(fn)
     # Loop counters: the phis of loop headers. Triton's loops are uniform (their bounds are
-    # scalars), so in one iteration every thread sees one value of each.
+    # scalars), so in one iteration every thread sees one value of each: those whose values
+    # are (``_uniform_counters``).
     headers = {n for _, n in loops}
-    counters = frozenset(ins.name or f"%{ins.index}" for ins in fn.instructions
-                         if ins.opcode == "phi" and ins.block in headers)  # fmt: skip
+    counters = _uniform_counters(fn, ev, headers)
     # An mbarrier a callee or an access not read may also touch is not followed.
     unread = any(n.kind == "lowering.unread" and n.message.startswith(where + ":")
                  for n in report.notes)  # fmt: skip
@@ -886,6 +887,29 @@ def check_races(fn: Function, found: list[Access], ev: Evaluator, report: Report
                                  "(they could only be proved apart, and the function is partial "
                                  "already)", fn.line, 1, fn.name))  # fmt: skip
     return len(pairs) + judged
+
+
+def _uniform_counters(fn: Function, ev: Evaluator, headers: set[int]) -> frozenset[str]:
+    """The phis of loop headers whose incoming values every thread sees alike: the kernel's
+    arguments, constants, values uniform over the CTA and such phis. One started at the thread
+    id, or carrying loaded data, is each thread's own, even when the loop never changes it: it
+    is taken afresh for the second thread."""
+    phis = {ins.name or f"%{ins.index}": ins for ins in fn.instructions
+            if ins.opcode == "phi" and ins.block in headers}  # fmt: skip
+    ok = set(phis)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(ok):
+            for o in phis[name].operands:
+                if o.kind != "value":
+                    continue  # a constant or a global: the same for all
+                names = names_of(ev.operand(o).expr)
+                if not all(UNIFORM.match(n) or n.rsplit(".", 1)[0] in ok for n in names):
+                    ok.discard(name)
+                    changed = True
+                    break
+    return frozenset(ok)
 
 
 def _unordered(fn: Function, at: dict[int, list[_Party]], parts: Partitions,

@@ -386,3 +386,50 @@ def test_two_sides_of_a_branch_on_the_thread_race(join: str) -> None:
     assert len(found) == 1, found
     word = found[0].values["byte"] // 4
     assert word < 64 and set(found[0].values["threads"]) == {word, word + 64}, found[0].values
+
+
+
+def _per_thread_counter(start: str) -> Any:
+    """The report of a 128-thread kernel with a loop whose header phi ``%s`` starts at
+    ``start`` and never changes: each iteration stores word (tid ^ s) & 127 and reads it back,
+    then a barrier."""
+    pytest.importorskip("llvmlite")
+    from alias_spec.plan.llir import check_lowering
+    from alias_spec.plan.plan import Report
+
+    llir = f"""@global_smem = external addrspace(3) global [0 x i8], align 16
+define ptx_kernel void @k(ptr addrspace(1) %0, i32 %n, i32 %base) "nvvm.reqntid"="128" {{
+entry:
+  %t = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %s = phi i32 [ {start}, %entry ], [ %s, %loop ]
+  %x = xor i32 %t, %s
+  %w = and i32 %x, 127
+  %p = getelementptr float, ptr addrspace(3) @global_smem, i32 %w
+  store float 1.0, ptr addrspace(3) %p, align 4
+  %v = load float, ptr addrspace(3) %p, align 4
+  tail call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+  %i1 = add i32 %i, 1
+  %more = icmp slt i32 %i1, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)
+"""
+    report = Report("k.ttgir", "test", 1024)
+    _deep(lambda: check_lowering(llir, "k.llir", report, 4, kernels=["k"], races=True))
+    return report
+
+
+def test_a_per_thread_loop_invariant_phi_is_not_one_value() -> None:
+    """Started at the thread id, ``%s`` is each thread's own: every thread stores word 0 and
+    reads it back, a race (found, or not decided: never clean). Started at a kernel argument,
+    it is one value for all: each thread stores and reads its own word (clean)."""
+    racy = _per_thread_counter("%t")
+    assert racy.status != "clean", racy.notes
+    uniform = _per_thread_counter("%base")
+    assert uniform.status == "clean", [n.message for n in uniform.notes]
