@@ -388,7 +388,6 @@ def test_two_sides_of_a_branch_on_the_thread_race(join: str) -> None:
     assert word < 64 and set(found[0].values["threads"]) == {word, word + 64}, found[0].values
 
 
-
 def _per_thread_counter(start: str) -> Any:
     """The report of a 128-thread kernel with a loop whose header phi ``%s`` starts at
     ``start`` and never changes: each iteration stores word (tid ^ s) & 127 and reads it back,
