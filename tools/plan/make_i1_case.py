@@ -31,8 +31,7 @@ import triton.language as tl  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
-from alias_spec.plan.runner import allocate  # noqa: E402
-from tests.plan.expect import allocated_text  # noqa: E402
+from tools.plan import text_case  # noqa: E402
 from tools.plan.make_dumps import relative_paths  # noqa: E402
 
 # The shape and warps whose lowering reads the mask back as <32 x i1> (64 x 64 on 2 warps
@@ -76,13 +75,7 @@ def main() -> int:
         print(f"Triton {triton.__version__} reads no vector of i1 from shared memory here: "
               "the case would show nothing", file=sys.stderr)  # fmt: skip
         return 1
-    HERE.mkdir(parents=True, exist_ok=True)
-    (HERE / f"{NAME}.ttgir").write_text(case_text(ttgir, llir, triton.__version__))
-    (HERE / f"{NAME}.llir").write_text(llir)
-    done = allocate(ttgir)
-    alloc = allocated_text(relative_paths(done.module), done.debug, done.version)
-    (HERE / f"{NAME}.alloc.ttgir").write_text(alloc)
-    print(f"wrote {NAME}.ttgir, {NAME}.llir, {NAME}.alloc.ttgir in {HERE}")
+    text_case.write(HERE, NAME, case_text(ttgir, llir, triton.__version__), ttgir, llir)
     return 0
 
 

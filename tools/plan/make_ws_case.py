@@ -30,9 +30,8 @@ import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
-from alias_spec.plan.runner import allocate  # noqa: E402
 from tests.plan.cases import corpus  # noqa: E402
-from tests.plan.expect import allocated_text  # noqa: E402
+from tools.plan import text_case  # noqa: E402
 from tools.plan.make_dumps import relative_paths  # noqa: E402
 
 
@@ -57,13 +56,7 @@ def main() -> int:
     compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32),
                               options=dict(k.options, num_warps=WARPS))  # fmt: skip
     ttgir, llir = relative_paths(compiled.asm["ttgir"]), relative_paths(compiled.asm["llir"])
-    HERE.mkdir(parents=True, exist_ok=True)
-    (HERE / f"{NAME}.ttgir").write_text(case_text(ttgir, triton.__version__))
-    (HERE / f"{NAME}.llir").write_text(llir)
-    done = allocate(ttgir)
-    alloc = allocated_text(relative_paths(done.module), done.debug, done.version)
-    (HERE / f"{NAME}.alloc.ttgir").write_text(alloc)
-    print(f"wrote {NAME}.ttgir, {NAME}.llir, {NAME}.alloc.ttgir in {HERE}")
+    text_case.write(HERE, NAME, case_text(ttgir, triton.__version__), ttgir, llir)
     return 0
 
 
