@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from alias_spec.ir.procs import fork_tied
+from alias_spec.model.facts import elem_bytes
 
 # Bounds no real kernel comes near: past them the text is rejected so that work stays bounded.
 MAX_BYTES = 64 * 2**20
@@ -355,7 +356,7 @@ def type_bytes(ty: str, datalayout: str = "") -> TypeBytes | None:
             bits = t.element_count * 8 * td.get_abi_size(next(iter(t.elements)))
         # Arrays, structs and pointers: LLVM's size is already whole bytes, padding included
         # (the alloc size; a pointer's ABI alignment is its size in Triton's layouts).
-        store = (bits + 7) // 8 if bits else alloc
+        store = elem_bytes(bits) if bits else alloc
         return TypeBytes(store, alloc) if 0 <= store <= alloc else None  # else: wrapped past 2^64
     finally:
         mod.close()
