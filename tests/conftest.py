@@ -81,6 +81,19 @@ FULL_ONLY = (
     "tests/benchmarks/test_bench_plan.py::test_races_time_the_race_check_apart_with_its_verdict",
     "tests/frontend/test_reuse_attention.py::test_other_tile_shape",
     "tests/frontend/test_reuse_attention.py::test_late_matches_planned",
+    # Seconds each, a second look at what a cheaper fast test shows: the real-world snapshot's
+    # totals (its sampled kernels stay), one fla shape (the races partial verdicts of
+    # test_plan_async_truth stay), each fence alone (the kernel without its fence stays), the
+    # mutants against the boundary cases alone (the mutation score stays), explained
+    # divergences (the campaign command's other tests stay), Ctrl-C during prove (the other
+    # interrupt tests stay), the bit-vector proof of every rule (the z3 theorems stay).
+    "tests/plan/test_plan_realworld.py::test_snapshot_is_complete_and_mostly_clean",
+    "tests/plan/test_plan_fla1241.py::test_failing_shape_is_partial_for_races_alone",
+    "tests/plan/test_plan_async_truth.py::test_each_fence_alone_is_needed",
+    "tests/difftest/test_mutation.py::test_boundary_cases_alone_kill_every_mutant",
+    "tests/difftest/test_campaigns_cmd.py::test_explained_divergences_are_counted_apart",
+    "tests/test_interrupt.py::test_ctrl_c_stops_prove_at_once",
+    "tests/backends/test_bv_proof.py::test_every_rule_is_proved",
 )
 
 
