@@ -63,7 +63,8 @@ def latest(root: Path) -> dict[str, dict[str, Any]]:
         return {}
     runs = json.loads(path.read_text()).get("runs", [])
     out: dict[str, dict[str, Any]] = {}
-    for run in sorted(runs, key=lambda r: (r["date"], r.get("commit", ""))):
+    # By date; within one date, the order they were recorded in (the sort is stable).
+    for run in sorted(runs, key=lambda r: r["date"]):
         for tier in ("full", "fast"):
             if tier in run:
                 out[tier] = run
