@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from tests.paths import PLAN_CASES
+from tests.plan.shards import shard_of, shards
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("triton") is None,
                                 reason="needs triton (the plan is recovered by its allocator)")  # fmt: skip
@@ -90,18 +91,9 @@ def check_snapshot(row: dict[str, Any], want: dict[str, Any]) -> None:
 SHARD = 60
 
 
-def _shards() -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for source in SOURCES:
-        mine = sorted(k for k in SNAPSHOT["kernels"] if k.split("/")[0] == source)
-        n = -(-len(mine) // SHARD)
-        for i in range(n):
-            out[f"hopper-{source}-{i}"] = mine[i * len(mine) // n : (i + 1) * len(mine) // n]
-    return out
-
-
-SHARDS = _shards()
-SHARD_OF = {key: name for name, keys in SHARDS.items() for key in keys}
+SHARDS = shards({source: sorted(k for k in SNAPSHOT["kernels"] if k.split("/")[0] == source)
+                 for source in SOURCES}, SHARD, "hopper")  # fmt: skip
+SHARD_OF = shard_of(SHARDS)
 
 
 class Corpus:

@@ -33,6 +33,7 @@ import pytest
 
 from alias_spec.plan import batch
 from tests.paths import PLAN_CASES
+from tests.plan.shards import shard_of, shards
 
 HERE = PLAN_CASES / "realworld"
 from tools.plan.realworld import judge  # noqa: E402
@@ -69,18 +70,9 @@ def _folders() -> list[tuple[str, str]]:
 SHARD = 100
 
 
-def _shards() -> dict[str, list[tuple[str, str]]]:
-    out: dict[str, list[tuple[str, str]]] = {}
-    for lib in LIBRARIES:
-        mine = [k for k in _folders() if k[0] == lib]
-        n = -(-len(mine) // SHARD)
-        for i in range(n):
-            out[f"realworld-{lib}-{i}"] = mine[i * len(mine) // n : (i + 1) * len(mine) // n]
-    return out
-
-
-SHARDS = _shards()
-SHARD_OF = {kernel: name for name, kernels in SHARDS.items() for kernel in kernels}
+SHARDS = shards({lib: [k for k in _folders() if k[0] == lib] for lib in LIBRARIES}, SHARD,
+                "realworld")  # fmt: skip
+SHARD_OF = shard_of(SHARDS)
 
 
 class Corpus:
