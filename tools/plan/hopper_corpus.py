@@ -195,6 +195,18 @@ def _tma_store_tile(c_desc, c_s, acc, pm, pn):
 
 
 @gluon.jit
+def _fill(a_desc, b_desc, a_s, b_s, ready, slot, pm, pn, k):
+    """Ring slot ``slot`` filled by TMA with A's and B's tiles of K step ``k``, its mbarrier
+    told the bytes both bring."""
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    mbarrier.expect(ready.index(slot), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+    tma.async_copy_global_to_shared(a_desc, [pm * a_desc.block_type.shape[0], k * BK],
+                                    ready.index(slot), a_s.index(slot))  # fmt: skip
+    tma.async_copy_global_to_shared(b_desc, [pn * b_desc.block_type.shape[0], k * BK],
+                                    ready.index(slot), b_s.index(slot))  # fmt: skip
+
+
+@gluon.jit
 def gl_mm_ring(a_desc, b_desc, c_desc, K, STAGES: gl.constexpr):
     """C = A @ B^T, one program a tile: a ring of STAGES slots filled by TMA STAGES - 1 steps
     ahead, each slot's mbarrier waited on before an asynchronous wgmma reads it; one wgmma
@@ -202,7 +214,6 @@ def gl_mm_ring(a_desc, b_desc, c_desc, K, STAGES: gl.constexpr):
     BM: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[0]
-    NBYTES: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
     pm = gl.program_id(0)
     pn = gl.program_id(1)
     a_s = gl.allocate_shared_memory(a_desc.dtype, [STAGES, BM, BK], a_desc.layout)
@@ -213,9 +224,7 @@ def gl_mm_ring(a_desc, b_desc, c_desc, K, STAGES: gl.constexpr):
     k_tiles = gl.cdiv(K, BK)
     for s in gl.static_range(STAGES - 1):
         if s < k_tiles:
-            mbarrier.expect(ready.index(s), NBYTES)
-            tma.async_copy_global_to_shared(a_desc, [pm * BM, s * BK], ready.index(s), a_s.index(s))
-            tma.async_copy_global_to_shared(b_desc, [pn * BN, s * BK], ready.index(s), b_s.index(s))
+            _fill(a_desc, b_desc, a_s, b_s, ready, s, pm, pn, s)
     acc = gl.zeros([BM, BN], gl.float32, _acc_layout(BN))
     for i in range(k_tiles):
         slot = i % STAGES
@@ -226,14 +235,7 @@ def gl_mm_ring(a_desc, b_desc, c_desc, K, STAGES: gl.constexpr):
         acc = hopper.warpgroup_mma_wait(num_outstanding=1, deps=[acc])
         nxt = i + STAGES - 1
         if nxt < k_tiles:
-            ns = nxt % STAGES
-            mbarrier.expect(ready.index(ns), NBYTES)
-            tma.async_copy_global_to_shared(
-                a_desc, [pm * BM, nxt * BK], ready.index(ns), a_s.index(ns)
-            )
-            tma.async_copy_global_to_shared(
-                b_desc, [pn * BN, nxt * BK], ready.index(ns), b_s.index(ns)
-            )
+            _fill(a_desc, b_desc, a_s, b_s, ready, nxt % STAGES, pm, pn, nxt)
     acc = hopper.warpgroup_mma_wait(num_outstanding=0, deps=[acc])
     for s in gl.static_range(STAGES):
         mbarrier.invalidate(ready.index(s))
@@ -250,7 +252,6 @@ def _ws_load(a_desc, b_desc, a_s, b_s, ready, empty, M, N, K, PERSISTENT: gl.con
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[0]
     STAGES: gl.constexpr = a_s.shape[0]
-    NBYTES: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
     n_n = gl.cdiv(N, BN)
     k_tiles = gl.cdiv(K, BK)
     if PERSISTENT:
@@ -268,13 +269,7 @@ def _ws_load(a_desc, b_desc, a_s, b_s, ready, empty, M, N, K, PERSISTENT: gl.con
         for ki in range(k_tiles):
             slot = i % STAGES
             mbarrier.wait(empty.index(slot), ((i // STAGES) & 1) ^ 1)
-            mbarrier.expect(ready.index(slot), NBYTES)
-            tma.async_copy_global_to_shared(
-                a_desc, [pm * BM, ki * BK], ready.index(slot), a_s.index(slot)
-            )
-            tma.async_copy_global_to_shared(
-                b_desc, [pn * BN, ki * BK], ready.index(slot), b_s.index(slot)
-            )
+            _fill(a_desc, b_desc, a_s, b_s, ready, slot, pm, pn, ki)
             i += 1
 
 
