@@ -59,7 +59,7 @@ def case_text(ttgir: str, llir: str, version: str) -> str:
         f"// A boolean mask transposed (convert_layout of an i1 tensor) and read back from "
         f"shared memory as {', '.join(vectors)}: ceil(N / 8) bytes each, inside the scratch.",
         f"// Written by tools/plan/make_i1_case.py: @{NAME} ({M} x {N} int8, {WARPS} warps) "
-        f"compiled by Triton {version} for sm_90.",
+        f"compiled by Triton {version} for sm_90 on the CPU (not run on a GPU).",
         "// EXPECT: clean",
     ]
     return "\n".join(head) + "\n" + ttgir

@@ -42,7 +42,7 @@ def case_text(ttgir: str, version: str) -> str:
         "the kernel's own location (no column) may touch the warp-specialize state and the "
         "ring's mbarriers both.",
         f"// Written by tools/plan/make_ws_case.py: {KERNEL} of tests/plan/cases/corpus.py "
-        f"({WARPS} warps) compiled by Triton {version} for sm_90.",
+        f"({WARPS} warps) compiled by Triton {version} for sm_90 on the CPU (not run on a GPU).",
         "// EXPECT: no-false-alarm",
         "// RUN-OPTIONS: tier=full",  # seconds to judge
     ]
